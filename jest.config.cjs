@@ -1,0 +1,11 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests'],
+  testMatch: ['**/*.test.ts'],
+  setupFiles: ['reflect-metadata'],
+  transform: { '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
+  // inversify 8 is ESM-only; Jest 30's CommonJS runtime can require(esm) only on Node >= 24.9.
+  transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs)/)'],
+  testTimeout: 30000,
+};

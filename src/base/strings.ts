@@ -1,0 +1,54 @@
+/** Edit distance (insertions, deletions, substitutions), case-sensitive. */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The candidate closest to `input`, when it is close enough to be a plausible typo: a case-only
+ * difference, or an edit distance of at most a third of the longer name (at least 1, at most 3).
+ */
+export function closestMatch(input: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestScore = Infinity;
+  const lower = input.toLowerCase();
+  for (const candidate of candidates) {
+    if (candidate.toLowerCase() === lower) return candidate;
+    const distance = levenshtein(lower, candidate.toLowerCase());
+    const limit = Math.min(3, Math.max(1, Math.floor(Math.max(input.length, candidate.length) / 3)));
+    if (distance <= limit && distance < bestScore) {
+      best = candidate;
+      bestScore = distance;
+    }
+  }
+  return best;
+}
+
+/** `1,234,567` */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** `12.3 MB` */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,150 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { Container, type ServiceIdentifier } from 'inversify';
+import { DisposableStore } from '../base/lifecycle';
+import { IInitialProfile, type ProfileSelection } from '../services/profile/profile';
+import { createLocalRuntime } from '../services/runtime/localRuntime';
+import { IInitialRuntime, type Runtime } from '../services/runtime/runtime';
+import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
+import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
+import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
+import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
+import { coreAgentModule } from './coreModules';
+import type { Feature } from './feature';
+import type { AgentToolContribution, ServiceAccessor } from './toolContribution';
+
+export interface CreateAgentOptions {
+  /** Unique within the App; default `agent-<n>`. */
+  readonly id?: string;
+  /** The working directory and workspace root; default process.cwd(). Must exist. */
+  readonly cwd?: string;
+  readonly additionalDirs?: readonly string[];
+  /** A profile name from config `profiles` (default: config `profile`, else `default`), or an inline policy. */
+  readonly profile?: ProfileSelection;
+  /** Default: the local runtime with `fs` and `process`. */
+  readonly runtime?: Runtime;
+  readonly homeDir?: string;
+  /** Where the agent keeps its own files; default a folder under the OS temp directory. */
+  readonly dataDir?: string;
+  /** Tools the workspace disables. */
+  readonly disabledTools?: readonly string[];
+  /** Rebinds services before anything is resolved (tests, hosts). */
+  readonly overrides?: (container: Container) => void;
+}
+
+export class AgentCreationError extends Error {
+  override readonly name = 'AgentCreationError';
+}
+
+function canonicalDirectory(path: string, what: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(path);
+  } catch {
+    throw new AgentCreationError(`${what} "${path}" does not exist.`);
+  }
+  if (!fs.statSync(real).isDirectory()) throw new AgentCreationError(`${what} "${path}" is not a directory.`);
+  return real;
+}
+
+/** What an Agent needs from its App; keeps the two classes from importing each other. */
+export interface AgentHost {
+  readonly container: Container;
+  readonly features: readonly Feature[];
+  forget(agent: Agent): void;
+}
+
+/**
+ * An Agent scope: a child container of the App's, with the agent's runtime, profile, tool
+ * registry, activation and everything features bind per agent. Disposing it leaves the App intact.
+ */
+export class Agent {
+  readonly container: Container;
+  readonly id: string;
+  private readonly disposables = new DisposableStore();
+  private disposed = false;
+
+  constructor(
+    private readonly host: AgentHost,
+    id: string,
+    options: CreateAgentOptions,
+  ) {
+    this.id = id;
+    const cwd = canonicalDirectory(nodePath.resolve(options.cwd ?? process.cwd()), 'Working directory');
+    const agentOptions: AgentOptions = {
+      id,
+      cwd,
+      additionalDirs: (options.additionalDirs ?? []).map((d) => canonicalDirectory(nodePath.resolve(cwd, d), 'Additional directory')),
+      homeDir: options.homeDir ?? os.homedir(),
+      dataDir: nodePath.resolve(options.dataDir ?? nodePath.join(os.tmpdir(), 'toolhost', `${process.pid}-${id}`)),
+      disabledTools: [...(options.disabledTools ?? [])],
+    };
+
+    const container = new Container({ parent: host.container });
+    this.container = container;
+    container.bind(IAgentOptions).toConstantValue(agentOptions);
+    container.bind(IInitialRuntime).toConstantValue(options.runtime ?? createLocalRuntime());
+    container.bind(IInitialProfile).toConstantValue(options.profile);
+    const accessor: ServiceAccessor = { get: (serviceId) => container.get(serviceId) };
+    container.bind(IAgentServiceAccessor).toConstantValue(accessor);
+    container.load(coreAgentModule);
+    for (const feature of host.features) this.loadFeature(feature);
+    const assembly = container.get(IBuiltinToolAssemblyService);
+    for (const contribution of assembly.contributions) this.bindTool(contribution);
+    options.overrides?.(container);
+
+    this.disposables.add(
+      assembly.onDidChange(({ added, removed }) => {
+        for (const contribution of added) this.bindTool(contribution);
+        this.get(IAgentToolActivationService).recompute();
+        for (const contribution of removed) {
+          if (container.isCurrentBound(contribution.id)) container.unbind(contribution.id);
+        }
+      }),
+    );
+    this.get(IAgentToolActivationService).recompute();
+  }
+
+  get<T>(id: ServiceIdentifier<T>): T {
+    return this.container.get(id);
+  }
+
+  get registry() {
+    return this.get(IAgentToolRegistryService);
+  }
+
+  get activation() {
+    return this.get(IAgentToolActivationService);
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** @internal Loads a feature's Agent-scope bindings (when a feature is added to the App). */
+  loadFeature(feature: Feature): void {
+    if (feature.agentModule) this.container.load(feature.agentModule);
+  }
+
+  /** @internal */
+  unloadFeature(feature: Feature): void {
+    if (feature.agentModule) this.container.unload(feature.agentModule);
+  }
+
+  private bindTool(contribution: AgentToolContribution): void {
+    // Lazy: the class is constructed on the first get, which only activation performs.
+    if (!this.container.isCurrentBound(contribution.id)) {
+      this.container.bind(contribution.id).to(contribution.toolClass).inSingletonScope();
+    }
+  }
+
+  /** Runs the agent's disposers (tools, tasks, registrations); the App stays intact. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.host.forget(this);
+    this.disposables.dispose();
+    await this.container.unbindAllAsync();
+  }
+}

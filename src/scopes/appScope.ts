@@ -1,0 +1,132 @@
+import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
+import { IConfigService, IInitialConfig } from '../services/config/config';
+import { parseConfig } from '../services/config/configLoader';
+import type { ToolhostConfig, ToolhostConfigInput } from '../services/config/configSchema';
+import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
+import { Agent, type AgentHost, type CreateAgentOptions } from './agentScope';
+import { CORE_APP_SERVICES, coreAppModule } from './coreModules';
+import { builtinFeatures } from '../tools/builtinFeatures';
+import type { Feature } from './feature';
+import { IAgentToolContribution } from './toolContribution';
+
+export interface CreateAppOptions {
+  /** The features to build the App from; default: every builtin feature. Tests pass exactly what they need. */
+  readonly features?: readonly Feature[];
+  /** Configuration: raw (validated here, ConfigError on bad input) or already parsed. */
+  readonly config?: ToolhostConfigInput;
+  /** Rebinds services before anything is resolved (tests, hosts). */
+  readonly overrides?: (container: Container) => void;
+}
+
+/** Binds a feature's tool contributions into the App's contribution collection. */
+function contributionModule(feature: Feature): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    for (const tool of feature.tools) bind(IAgentToolContribution).toConstantValue(tool);
+  });
+}
+
+/**
+ * The App scope: one inversify container per host process with the configuration, the tool
+ * contributions and everything features bind at App level. Agents are child scopes.
+ */
+export class App implements AgentHost {
+  readonly container: Container;
+  private readonly featureList: Feature[] = [];
+  private readonly featureModules = new Map<string, ContainerModule>();
+  private readonly agentList: Agent[] = [];
+  private nextAgent = 1;
+  private disposed = false;
+
+  constructor(options: CreateAppOptions = {}) {
+    const config: ToolhostConfig = parseConfig(options.config ?? {});
+    this.container = new Container();
+    this.container.bind(IInitialConfig).toConstantValue(config);
+    this.container.load(coreAppModule);
+    for (const feature of options.features ?? builtinFeatures()) {
+      this.assertNewFeature(feature);
+      this.featureList.push(feature);
+      if (feature.appModule) this.container.load(feature.appModule);
+      const tools = contributionModule(feature);
+      this.featureModules.set(feature.id, tools);
+      this.container.load(tools);
+    }
+    options.overrides?.(this.container);
+  }
+
+  get<T>(id: ServiceIdentifier<T>): T {
+    return this.container.get(id);
+  }
+
+  get config(): IConfigService {
+    return this.get(IConfigService);
+  }
+
+  get features(): readonly Feature[] {
+    return this.featureList;
+  }
+
+  get agents(): readonly Agent[] {
+    return this.agentList;
+  }
+
+  /** App-scope service ids of the core and of every feature. */
+  get appServices(): readonly ServiceIdentifier<unknown>[] {
+    return [...CORE_APP_SERVICES, ...this.featureList.flatMap((f) => f.appServices)];
+  }
+
+  createAgent(options: CreateAgentOptions = {}): Agent {
+    if (this.disposed) throw new Error('The App has been disposed.');
+    const id = options.id ?? `agent-${this.nextAgent++}`;
+    if (this.agentList.some((a) => a.id === id)) throw new Error(`An agent with id "${id}" already exists.`);
+    const agent = new Agent(this, id, options);
+    this.agentList.push(agent);
+    return agent;
+  }
+
+  /** Adds a feature to the running App; every agent gets its bindings and recomputes its tools. */
+  addFeature(feature: Feature): void {
+    this.assertNewFeature(feature);
+    this.featureList.push(feature);
+    if (feature.appModule) this.container.load(feature.appModule);
+    for (const agent of this.agentList) agent.loadFeature(feature);
+    // Not bound into the multi-injected collection: adding to it after resolution hits inversify's plan cache.
+    this.get(IBuiltinToolAssemblyService).add(feature.tools);
+  }
+
+  /** Removes a feature; its tools leave every agent's active set. */
+  removeFeature(id: string): void {
+    const index = this.featureList.findIndex((f) => f.id === id);
+    if (index < 0) throw new Error(`No feature "${id}" to remove.`);
+    const [feature] = this.featureList.splice(index, 1) as [Feature];
+    this.get(IBuiltinToolAssemblyService).remove(feature.tools);
+    for (const agent of this.agentList) agent.unloadFeature(feature);
+    const tools = this.featureModules.get(id);
+    if (tools) {
+      this.featureModules.delete(id);
+      this.container.unload(tools);
+    }
+    if (feature.appModule) this.container.unload(feature.appModule);
+  }
+
+  /** @internal */
+  forget(agent: Agent): void {
+    const index = this.agentList.indexOf(agent);
+    if (index >= 0) this.agentList.splice(index, 1);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await Promise.all([...this.agentList].map((agent) => agent.dispose()));
+    await this.container.unbindAllAsync();
+  }
+
+  private assertNewFeature(feature: Feature): void {
+    if (this.featureList.some((f) => f.id === feature.id)) throw new Error(`Feature "${feature.id}" is already part of this App.`);
+  }
+}
+
+/** Creates an App scope from the given features (default: every builtin feature). */
+export function createApp(options: CreateAppOptions = {}): App {
+  return new App(options);
+}

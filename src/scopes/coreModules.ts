@@ -1,0 +1,35 @@
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { IConfigService } from '../services/config/config';
+import { ConfigService } from '../services/config/configService';
+import { IAgentProfileService } from '../services/profile/profile';
+import { AgentProfileService } from '../services/profile/agentProfileService';
+import { IAgentRuntimeService } from '../services/runtime/runtime';
+import { AgentRuntimeService } from '../services/runtime/agentRuntimeService';
+import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
+import { BuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssemblyService';
+import { IAgentToolActivationService } from '../services/toolActivation/toolActivation';
+import { AgentToolActivationService } from '../services/toolActivation/agentToolActivationService';
+import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
+import { AgentToolRegistryService } from '../services/toolRegistry/agentToolRegistryService';
+import { IAgentWorkspaceService } from '../services/workspace/workspace';
+import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
+import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
+import { AgentToolPolicyService } from '../toolPolicy/toolPolicyService';
+
+/** App-scope services of the core; each must resolve from an App with no agent. */
+export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService];
+
+export const coreAppModule = new ContainerModule(({ bind }) => {
+  bind(IConfigService).to(ConfigService).inSingletonScope();
+  bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
+});
+
+/** Agent-scope services of the core, bound in every Agent container. */
+export const coreAgentModule = new ContainerModule(({ bind }) => {
+  bind(IAgentRuntimeService).to(AgentRuntimeService).inSingletonScope();
+  bind(IAgentWorkspaceService).to(AgentWorkspaceService).inSingletonScope();
+  bind(IAgentProfileService).to(AgentProfileService).inSingletonScope();
+  bind(IAgentToolPolicyService).to(AgentToolPolicyService).inSingletonScope();
+  bind(IAgentToolRegistryService).to(AgentToolRegistryService).inSingletonScope();
+  bind(IAgentToolActivationService).to(AgentToolActivationService).inSingletonScope();
+});

@@ -1,0 +1,86 @@
+import { ContainerModule, type ContainerModuleLoadOptions, type Newable, type ServiceIdentifier } from 'inversify';
+import type { ExecutableTool } from '../tool/contract';
+import { type AgentToolContribution, type AgentToolContributionOptions, registerAgentToolService } from './toolContribution';
+
+export type ScopeBindings = (options: ContainerModuleLoadOptions) => void;
+
+/**
+ * A unit that extends toolhost: App-scope bindings, Agent-scope bindings (loaded into every
+ * agent), and tools. Features only add bindings; they never edit the host. An App is built from
+ * exactly the features it is given, so a test can build one with a single tool.
+ */
+export class Feature {
+  private readonly appBindings: ScopeBindings[] = [];
+  private readonly agentBindings: ScopeBindings[] = [];
+  private readonly toolList: AgentToolContribution[] = [];
+  private readonly appServiceIds: ServiceIdentifier<unknown>[] = [];
+  private appModuleCache?: ContainerModule;
+  private agentModuleCache?: ContainerModule;
+
+  constructor(readonly id: string) {
+    if (id.trim() === '') throw new Error('A feature needs a non-empty id.');
+  }
+
+  /** Adds a tool: a contribution from registerAgentToolService, or the same arguments. */
+  contributeTool(contribution: AgentToolContribution): this;
+  contributeTool<T extends ExecutableTool<never>>(id: ServiceIdentifier<T>, toolClass: Newable<T>, options: AgentToolContributionOptions): this;
+  contributeTool<T extends ExecutableTool<never>>(
+    first: AgentToolContribution | ServiceIdentifier<T>,
+    toolClass?: Newable<T>,
+    options?: AgentToolContributionOptions,
+  ): this {
+    this.assertOpen();
+    const contribution =
+      toolClass && options ? registerAgentToolService(first as ServiceIdentifier<T>, toolClass, options) : (first as AgentToolContribution);
+    this.toolList.push(contribution);
+    return this;
+  }
+
+  /** Bindings loaded once into the App container. List the App service ids it exposes. */
+  bindApp(bindings: ScopeBindings, exposes: readonly ServiceIdentifier<unknown>[] = []): this {
+    this.assertOpen();
+    this.appBindings.push(bindings);
+    this.appServiceIds.push(...exposes);
+    return this;
+  }
+
+  /** Bindings loaded into every Agent container. */
+  bindAgent(bindings: ScopeBindings): this {
+    this.assertOpen();
+    this.agentBindings.push(bindings);
+    return this;
+  }
+
+  get tools(): readonly AgentToolContribution[] {
+    return this.toolList;
+  }
+
+  /** App service ids this feature exposes; the scope tests resolve each from an App alone. */
+  get appServices(): readonly ServiceIdentifier<unknown>[] {
+    return this.appServiceIds;
+  }
+
+  get appModule(): ContainerModule | undefined {
+    if (this.appBindings.length === 0) return undefined;
+    this.appModuleCache ??= new ContainerModule((options) => this.appBindings.forEach((bind) => bind(options)));
+    return this.appModuleCache;
+  }
+
+  get agentModule(): ContainerModule | undefined {
+    if (this.agentBindings.length === 0) return undefined;
+    this.agentModuleCache ??= new ContainerModule((options) => this.agentBindings.forEach((bind) => bind(options)));
+    return this.agentModuleCache;
+  }
+
+  private assertOpen(): void {
+    if (this.appModuleCache || this.agentModuleCache) {
+      throw new Error(`Feature "${this.id}" is already in use; add its tools and bindings before creating an App with it.`);
+    }
+  }
+}
+
+export function defineFeature(id: string, setup: (feature: Feature) => void): Feature {
+  const feature = new Feature(id);
+  setup(feature);
+  return feature;
+}

@@ -1,0 +1,74 @@
+import type { Newable, ServiceIdentifier } from 'inversify';
+import type { ExecutableTool, ToolDisclosure } from '../tool/contract';
+import { createServiceId } from './serviceId';
+
+/** What a runtime can do. A tool that needs a capability the runtime lacks is not activated. */
+export type RuntimeCapability = 'fs' | 'process';
+export const RUNTIME_CAPABILITIES: readonly RuntimeCapability[] = ['fs', 'process'];
+
+/** Read-only access to the agent's services, valid only while a `when` predicate runs. */
+export interface ServiceAccessor {
+  get<T>(id: ServiceIdentifier<T>): T;
+}
+
+/** The tool type the registry holds; each tool narrows its own input type. */
+export type AgentTool = ExecutableTool<never>;
+
+export interface AgentToolContributionOptions {
+  /** The name the model calls the tool by; must equal the tool's own `name`. */
+  readonly name: string;
+  /** The area the tool belongs to (`os`, `task`, `web`, …), for docs and diagnostics. */
+  readonly domain: string;
+  readonly requiredRuntimeCapabilities: readonly RuntimeCapability[];
+  /** An extra condition, evaluated before the tool is constructed. */
+  readonly when?: (accessor: ServiceAccessor) => boolean;
+  readonly disclosure?: ToolDisclosure;
+}
+
+/** A builtin tool: a lazily constructed Agent-scope singleton plus the metadata to activate it. */
+export interface AgentToolContribution extends AgentToolContributionOptions {
+  readonly id: ServiceIdentifier<AgentTool>;
+  readonly toolClass: Newable<AgentTool>;
+  readonly disclosure: ToolDisclosure;
+}
+
+/** The collection of tool contributions, bound as constants in the App container only. */
+export const IAgentToolContribution = createServiceId<AgentToolContribution>('AgentToolContribution');
+
+export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+export class ToolContributionError extends Error {
+  override readonly name = 'ToolContributionError';
+}
+
+/**
+ * Declares a builtin tool. Pure: it validates the metadata and returns a frozen contribution; a
+ * feature (or createApp's `tools` option) puts it into an App. There is no global registry.
+ */
+export function registerAgentToolService<T extends ExecutableTool<never>>(
+  id: ServiceIdentifier<T>,
+  toolClass: Newable<T>,
+  options: AgentToolContributionOptions,
+): AgentToolContribution {
+  if (!TOOL_NAME_PATTERN.test(options.name)) {
+    throw new ToolContributionError(
+      `Tool name "${options.name}" is invalid: use letters, digits, "_" or "-", starting with a letter, at most 64 characters.`,
+    );
+  }
+  if (options.name.startsWith('mcp__')) {
+    throw new ToolContributionError(`Tool name "${options.name}" is invalid: the "mcp__" prefix is reserved for MCP tools.`);
+  }
+  if (options.domain.trim() === '') throw new ToolContributionError(`Tool "${options.name}" needs a non-empty domain.`);
+  for (const capability of options.requiredRuntimeCapabilities) {
+    if (!(['fs', 'process'] as const).includes(capability)) {
+      throw new ToolContributionError(`Tool "${options.name}" requires unknown runtime capability "${String(capability)}".`);
+    }
+  }
+  return Object.freeze({
+    ...options,
+    requiredRuntimeCapabilities: Object.freeze([...options.requiredRuntimeCapabilities]),
+    disclosure: options.disclosure ?? 'inline',
+    id: id as ServiceIdentifier<AgentTool>,
+    toolClass: toolClass as Newable<AgentTool>,
+  });
+}

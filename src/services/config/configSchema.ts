@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * toolhost.json. Every object is strict: an unknown key is an error that names its path, so a
+ * typo never silently does nothing. Each section has its defaults here.
+ */
+
+const ToolNameList = z.array(z.string().min(1, 'must not be empty'));
+
+export const ToolPolicyConfigSchema = z.strictObject({
+  tools: ToolNameList.optional().describe('Allowlist: only these tools are active.'),
+  disallowedTools: ToolNameList.optional().describe('Denylist: these tools are never active.'),
+});
+
+export const ToolsConfigSchema = z.strictObject({
+  enabled: ToolNameList.default([]).describe('When non-empty, only these tools are active.'),
+  disabled: ToolNameList.default([]).describe('These tools are never active.'),
+});
+
+export const DEFAULT_READ_MAX_CHARS = 50_000;
+export const DEFAULT_READ_MAX_LINES = 2_000;
+export const DEFAULT_READ_MAX_LINE_CHARS = 2_000;
+export const DEFAULT_READ_LINE_COUNT_MAX_BYTES = 32 * 1024 * 1024;
+
+export const ReadConfigSchema = z.strictObject({
+  maxChars: z.number().int().min(1_000).default(DEFAULT_READ_MAX_CHARS).describe('Character budget of one Read result.'),
+  maxLines: z.number().int().positive().default(DEFAULT_READ_MAX_LINES).describe('Lines returned when n_lines is not given.'),
+  maxLineChars: z
+    .number()
+    .int()
+    .min(100)
+    .default(DEFAULT_READ_MAX_LINE_CHARS)
+    .describe('Longer lines are cut with a visible marker.'),
+  lineCountMaxBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(DEFAULT_READ_LINE_COUNT_MAX_BYTES)
+    .describe('Files up to this size get an exact total line count; larger files are not scanned whole.'),
+});
+
+export const ToolhostConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  tools: ToolsConfigSchema.prefault({}),
+  profile: z.string().min(1).optional().describe('The profile agents use unless told otherwise.'),
+  profiles: z.record(z.string().min(1), ToolPolicyConfigSchema).default({}),
+  read: ReadConfigSchema.prefault({}),
+});
+
+export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;
+export type ToolhostConfigInput = z.input<typeof ToolhostConfigSchema>;
+export type ToolPolicyConfig = z.output<typeof ToolPolicyConfigSchema>;
+export type ReadConfig = z.output<typeof ReadConfigSchema>;

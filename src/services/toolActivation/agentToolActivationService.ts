@@ -1,0 +1,166 @@
+import { inject, injectable, preDestroy } from 'inversify';
+import { errorMessage } from '../../base/errors';
+import { Emitter } from '../../base/event';
+import { DisposableStore, type IDisposable } from '../../base/lifecycle';
+import type { AgentToolContribution, ServiceAccessor } from '../../scopes/toolContribution';
+import { IAgentToolPolicyService } from '../../toolPolicy/toolPolicy';
+import type { ToolPolicyLayerName } from '../../toolPolicy/evaluate';
+import { IAgentRuntimeService } from '../runtime/runtime';
+import { IBuiltinToolAssemblyService } from '../toolAssembly/builtinToolAssembly';
+import { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
+import {
+  IAgentServiceAccessor,
+  type IAgentToolActivationService,
+  type ToolActivationFailure,
+  type ToolActivationStatus,
+} from './toolActivation';
+
+const LAYER_REASONS: Record<ToolPolicyLayerName, string> = {
+  workspace: 'disabled by the workspace',
+  profile: 'excluded by the profile',
+  config: 'excluded by config tools.enabled/tools.disabled',
+  session: 'disabled for this session',
+};
+
+interface ActiveTool {
+  readonly contribution: AgentToolContribution;
+  readonly registration: IDisposable;
+}
+
+@injectable()
+export class AgentToolActivationService implements IAgentToolActivationService {
+  private readonly active = new Map<string, ActiveTool>();
+  private readonly statuses = new Map<string, ToolActivationStatus>();
+  private readonly disposables = new DisposableStore();
+  private readonly failed = new Emitter<ToolActivationFailure>();
+  readonly onDidFail = this.failed.event;
+  private computing = false;
+  private dirty = false;
+  private disposed = false;
+
+  constructor(
+    @inject(IBuiltinToolAssemblyService) private readonly assembly: IBuiltinToolAssemblyService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+    @inject(IAgentToolPolicyService) private readonly policy: IAgentToolPolicyService,
+    @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
+    @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
+  ) {
+    const recompute = () => this.recompute();
+    this.disposables.add(runtime.onDidChange(recompute));
+    this.disposables.add(policy.onDidChange(recompute));
+    // A name another source held may have been released: retry the tools that lost it.
+    this.disposables.add(
+      registry.onDidChange((change) => {
+        if (change.removed.length > 0 && [...this.statuses.values()].some((s) => s.state === 'conflict')) this.recompute();
+      }),
+    );
+  }
+
+  recompute(): void {
+    if (this.disposed) return;
+    if (this.computing) {
+      this.dirty = true;
+      return;
+    }
+    this.computing = true;
+    try {
+      let passes = 0;
+      do {
+        this.dirty = false;
+        this.computeOnce();
+      } while (this.dirty && ++passes < 10);
+    } finally {
+      this.computing = false;
+    }
+  }
+
+  status(): readonly ToolActivationStatus[] {
+    return this.assembly.contributions.map((c) => this.statuses.get(c.name) ?? { name: c.name, state: 'inactive', reason: 'not evaluated' });
+  }
+
+  private computeOnce(): void {
+    const contributions = this.assembly.contributions;
+    const eligible = new Map<string, AgentToolContribution>();
+    this.statuses.clear();
+    for (const contribution of contributions) {
+      const reason = this.ineligibility(contribution);
+      if (reason === undefined) eligible.set(contribution.name, contribution);
+      else this.statuses.set(contribution.name, { name: contribution.name, state: 'inactive', reason });
+    }
+    for (const [name, entry] of [...this.active]) {
+      if (eligible.get(name) !== entry.contribution) {
+        this.active.delete(name);
+        entry.registration.dispose();
+      }
+    }
+    for (const [name, contribution] of eligible) {
+      if (this.active.has(name)) {
+        this.statuses.set(name, { name, state: 'active' });
+        continue;
+      }
+      this.activate(contribution);
+    }
+  }
+
+  private ineligibility(contribution: AgentToolContribution): string | undefined {
+    const missing = contribution.requiredRuntimeCapabilities.filter((c) => !this.runtime.has(c));
+    if (missing.length > 0) return `the runtime "${this.runtime.current.name}" lacks ${missing.map((c) => `"${c}"`).join(', ')}`;
+    const layer = this.policy.blockingLayer(contribution.name, 'builtin');
+    if (layer) return LAYER_REASONS[layer];
+    if (contribution.when) {
+      let valid = true;
+      const accessor: ServiceAccessor = {
+        get: (id) => {
+          if (!valid) throw new Error('A when() accessor is only valid while the predicate runs.');
+          return this.services.get(id);
+        },
+      };
+      try {
+        if (!contribution.when(accessor)) return 'its when() condition is false';
+      } catch (error) {
+        const reason = `its when() condition threw: ${errorMessage(error)}`;
+        this.failed.fire({ name: contribution.name, reason });
+        return reason;
+      } finally {
+        valid = false;
+      }
+    }
+    return undefined;
+  }
+
+  private activate(contribution: AgentToolContribution): void {
+    const name = contribution.name;
+    let tool;
+    try {
+      tool = this.services.get(contribution.id);
+    } catch (error) {
+      this.fail(name, `construction failed: ${errorMessage(error)}`);
+      return;
+    }
+    if (tool.name !== name) {
+      this.fail(name, `the tool calls itself "${tool.name}" but was contributed as "${name}"`);
+      return;
+    }
+    const result = this.registry.register(tool, { source: 'builtin', disclosure: contribution.disclosure, owner: `builtin:${contribution.domain}` });
+    if (!result.ok) {
+      this.statuses.set(name, { name, state: 'conflict', reason: `the name is taken by ${result.conflict.existing.owner}` });
+      return;
+    }
+    this.active.set(name, { contribution, registration: result.registration });
+    this.statuses.set(name, { name, state: 'active' });
+  }
+
+  private fail(name: string, reason: string): void {
+    this.statuses.set(name, { name, state: 'failed', reason });
+    this.failed.fire({ name, reason });
+  }
+
+  @preDestroy()
+  dispose(): void {
+    this.disposed = true;
+    this.disposables.dispose();
+    for (const entry of this.active.values()) entry.registration.dispose();
+    this.active.clear();
+    this.failed.dispose();
+  }
+}

@@ -1,0 +1,109 @@
+import type { ToolAccesses } from './accesses';
+import type { ToolInputDisplay } from './display';
+
+/** A JSON Schema object (draft-07), as sent to a model. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+export type ToolSource = 'builtin' | 'user' | 'mcp';
+export type ToolDisclosure = 'inline' | 'deferred';
+
+/** What a model sees of a tool. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+}
+
+export type ContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'audio'; readonly data: string; readonly mimeType: string };
+
+export type ToolOutput = string | readonly ContentPart[];
+
+export interface ToolResult {
+  readonly output: ToolOutput;
+  readonly isError?: boolean;
+  /** The output was cut; the tool or the executor says how to get the rest. */
+  readonly truncated?: boolean;
+  /** The tool pages its own output (Read); the executor's output budget leaves it alone. */
+  readonly spillExempt?: boolean;
+  /** End the agent's turn after this batch. */
+  readonly stopTurn?: boolean;
+  /** Machine-readable content next to the text (MCP structured content). */
+  readonly structuredContent?: unknown;
+}
+
+export interface ToolErrorResult extends ToolResult {
+  readonly isError: true;
+}
+
+/** Progress from a running tool. */
+export interface ToolUpdate {
+  readonly kind: 'stdout' | 'stderr' | 'progress' | 'status';
+  readonly text?: string;
+  readonly progress?: number;
+  readonly total?: number;
+}
+
+export interface ToolExecutionContext {
+  readonly toolCallId: string;
+  /** Aborts when the batch is aborted; a tool must stop promptly. */
+  readonly signal: AbortSignal;
+  onUpdate(update: ToolUpdate): void;
+  /** Passed by `onBeforeExecuteTool` listeners (approval metadata, hooks). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** A resolved call, ready to run. Produced without touching files or starting processes. */
+export interface RunnableToolExecution {
+  readonly isError?: false;
+  /** Resources the call touches; absent means `ToolAccesses.all()`. */
+  readonly accesses?: ToolAccesses;
+  readonly display?: ToolInputDisplay;
+  /** One-line action text, e.g. "Reading src/a.ts". */
+  readonly description?: string;
+  /** Skip every later call of the batch. */
+  readonly stopBatchAfterThis?: boolean;
+  /** The literal rule that "approve for this session" stores, e.g. `Bash(npm test)`. */
+  readonly approvalRule: string;
+  /**
+   * Does a rule's argument part (the text inside the parentheses) cover this call? `mode` says
+   * whether the rule allows or denies: an allow must cover all of the call, a deny any of it.
+   */
+  matchesRule?(ruleArgs: string, mode?: 'allow' | 'deny'): boolean;
+  execute(ctx: ToolExecutionContext): Promise<ToolResult>;
+}
+
+export type ToolExecution = RunnableToolExecution | ToolErrorResult;
+
+export interface ExecutableTool<Input = unknown> extends Tool {
+  resolveExecution(input: Input): ToolExecution | Promise<ToolExecution>;
+}
+
+export function isToolErrorResult(execution: ToolExecution): execution is ToolErrorResult {
+  return execution.isError === true;
+}
+
+export function toolError(output: ToolOutput, extra: Omit<ToolResult, 'output' | 'isError'> = {}): ToolErrorResult {
+  return { ...extra, output, isError: true };
+}
+
+export function toolOk(output: ToolOutput, extra: Omit<ToolResult, 'output'> = {}): ToolResult {
+  return { ...extra, output };
+}
+
+/** The plain text of a tool output (text parts joined; media parts skipped). */
+export function outputText(output: ToolOutput): string {
+  if (typeof output === 'string') return output;
+  return output
+    .filter((part): part is Extract<ContentPart, { type: 'text' }> => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
+}
+
+export const MCP_TOOL_PREFIX = 'mcp__';
+
+export function isMcpToolName(name: string): boolean {
+  return name.startsWith(MCP_TOOL_PREFIX);
+}

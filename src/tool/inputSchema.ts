@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import type { JsonSchema } from './contract';
+
+type MutableSchema = Record<string, unknown>;
+
+function isObject(value: unknown): value is MutableSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets `additionalProperties: false` on every object schema that does not say otherwise. */
+export function closeObjectSchemas(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) closeObjectSchemas(item);
+    return;
+  }
+  if (!isObject(schema)) return;
+  const isObjectType = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
+  if (isObjectType && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  for (const [key, value] of Object.entries(schema)) {
+    // `properties`, `definitions` and `$defs` map names to schemas; `const`/`enum`/`default`/examples are data.
+    if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;
+    if (key === 'properties' || key === 'definitions' || key === '$defs' || key === 'patternProperties') {
+      if (isObject(value)) for (const sub of Object.values(value)) closeObjectSchemas(sub);
+      continue;
+    }
+    closeObjectSchemas(value);
+  }
+}
+
+/**
+ * A tool's input schema as JSON Schema draft-07, in input mode (fields with defaults are
+ * optional), with every object closed so extra arguments are rejected by validation.
+ */
+export function toInputJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as MutableSchema;
+  closeObjectSchemas(json);
+  return json;
+}

@@ -1,0 +1,197 @@
+import * as nodePath from 'node:path';
+import picomatch from 'picomatch';
+import { isMcpToolName } from './contract';
+import { parseShellCommand } from './shellSplit';
+
+/**
+ * Approval rules: `Tool`, `Tool(args)`, and `mcp__server__*` globs. The argument part is matched
+ * by the tool (RunnableToolExecution.matchesRule) with one of the matchers below: path rules use
+ * path globs, command rules are globs over the whole command text. A leading `!` negates.
+ */
+export interface ParsedRule {
+  readonly raw: string;
+  /** A tool name, or a glob over MCP tool names. */
+  readonly tool: string;
+  /** The text inside the parentheses; undefined for a bare `Tool` (and for `Tool()`). */
+  readonly args?: string;
+}
+
+export class RuleParseError extends Error {
+  override readonly name = 'RuleParseError';
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
+
+export function hasGlobChars(text: string): boolean {
+  return GLOB_CHARS.test(text);
+}
+
+export function parseRule(text: string): ParsedRule {
+  const raw = text.trim();
+  if (raw === '') throw new RuleParseError('Rule is empty.');
+  const open = raw.indexOf('(');
+  let tool = raw;
+  let args: string | undefined;
+  if (open >= 0) {
+    if (!raw.endsWith(')')) throw new RuleParseError(`Rule "${raw}" has no closing parenthesis.`);
+    tool = raw.slice(0, open).trim();
+    args = raw.slice(open + 1, -1);
+    if (args.trim() === '') args = undefined;
+  } else if (raw.includes(')')) {
+    throw new RuleParseError(`Rule "${raw}" has a closing parenthesis without an opening one.`);
+  }
+  if (tool === '') throw new RuleParseError(`Rule "${raw}" has no tool name.`);
+  if (!/^[A-Za-z0-9_*?[\]{}.,-]+$/.test(tool)) throw new RuleParseError(`Rule "${raw}" has an invalid tool name "${tool}".`);
+  if (hasGlobChars(tool) && !isMcpToolName(tool)) {
+    throw new RuleParseError(
+      `Rule "${raw}": a wildcard in the tool name only applies to MCP tools (e.g. mcp__github__*); write builtin tool names whole.`,
+    );
+  }
+  return args === undefined ? { raw, tool } : { raw, tool, args };
+}
+
+/** Parses a rule, or returns the error's message. */
+export function tryParseRule(text: string): ParsedRule | string {
+  try {
+    return parseRule(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+export function ruleMatchesToolName(rule: ParsedRule, toolName: string): boolean {
+  if (!hasGlobChars(rule.tool)) return rule.tool === toolName;
+  return isMcpToolName(toolName) && picomatch.isMatch(toolName, rule.tool, { dot: true });
+}
+
+export interface RuleSubject {
+  readonly toolName: string;
+  matchesRule?(ruleArgs: string, mode?: RuleMatchMode): boolean;
+}
+
+/** Whether a rule covers a call: the name matches, and the argument part (if any) matches too. */
+export function ruleMatches(rule: ParsedRule, subject: RuleSubject, mode: RuleMatchMode = 'allow'): boolean {
+  if (!ruleMatchesToolName(rule, subject.toolName)) return false;
+  if (rule.args === undefined) return true;
+  return subject.matchesRule ? subject.matchesRule(rule.args, mode) : false;
+}
+
+const RULE_ESCAPED = /[\\*?[\]{}()!+@|]/g;
+
+/** `Tool(<subject>)` with glob and rule metacharacters escaped, so it matches this subject only. */
+export function literalRule(toolName: string, subject: string): string {
+  return `${toolName}(${escapeRuleText(subject)})`;
+}
+
+export function escapeRuleText(subject: string): string {
+  return subject.replace(RULE_ESCAPED, (c) => '\\' + c);
+}
+
+function splitNegation(pattern: string): { negated: boolean; body: string } {
+  const trimmed = pattern.trim();
+  return trimmed.startsWith('!') ? { negated: true, body: trimmed.slice(1).trim() } : { negated: false, body: trimmed };
+}
+
+const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32';
+
+export interface PathRuleContext {
+  readonly cwd: string;
+  readonly homeDir?: string;
+}
+
+/**
+ * Path rules: a glob over canonical absolute paths (`*` stays inside one directory, `**` crosses
+ * them). A relative pattern is resolved against the working directory, `~/` against home.
+ */
+export function matchPathRule(pattern: string, path: string, ctx: PathRuleContext): boolean {
+  const { negated, body } = splitNegation(pattern);
+  if (body === '') return !negated;
+  let expanded = body;
+  if (ctx.homeDir && (body === '~' || body.startsWith('~/'))) expanded = ctx.homeDir + body.slice(1);
+  if (expanded.startsWith('./')) expanded = expanded.slice(2);
+  const absolute = nodePath.isAbsolute(expanded) ? expanded : joinGlob(ctx.cwd, expanded);
+  const matched =
+    picomatch.isMatch(path, absolute, { dot: true, nocase: CASE_INSENSITIVE_FS }) ||
+    // `dir/**` also covers `dir` itself.
+    (absolute.endsWith('/**') && picomatch.isMatch(path, absolute.slice(0, -3), { dot: true, nocase: CASE_INSENSITIVE_FS }));
+  return negated ? !matched : matched;
+}
+
+function joinGlob(dir: string, pattern: string): string {
+  // Escape the directory so glob characters in it are taken literally.
+  const escapedDir = dir.replace(/[\\*?[\]{}()!+@|]/g, (c) => '\\' + c);
+  return escapedDir.endsWith('/') ? escapedDir + pattern : `${escapedDir}/${pattern}`;
+}
+
+function commandGlobToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\' && i + 1 < glob.length) {
+      source += escapeRegExp(glob[++i]!);
+    } else if (c === '*') {
+      source += '.*';
+    } else if (c === '?') {
+      source += '.';
+    } else {
+      source += escapeRegExp(c);
+    }
+  }
+  return new RegExp(`^${source}$`, 's');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function matchesOneCommand(body: string, command: string): boolean {
+  // `git:*` is a prefix rule: `git` alone or `git <anything>`.
+  if (body.endsWith(':*') && !body.endsWith('\\:*')) {
+    const prefix = unescapeRule(body.slice(0, -2)).trim();
+    return command === prefix || command.startsWith(prefix + ' ');
+  }
+  return commandGlobToRegExp(body.replace(/\s+/g, ' ')).test(command);
+}
+
+function unescapeRule(text: string): string {
+  return text.replace(/\\(.)/g, '$1');
+}
+
+/**
+ * Which way a rule is used. An allow rule must cover every part of a compound command; a deny
+ * rule fires when any part matches. Either way, doubt never allows.
+ */
+export type RuleMatchMode = 'allow' | 'deny';
+
+function commandPositive(body: string, command: string, mode: RuleMatchMode): boolean {
+  if (body === '*') return true;
+  const parsed = parseShellCommand(command);
+  const parts = parsed.commands.map((c) => c.text);
+  if (mode === 'allow') {
+    if (parsed.opaque || parts.length === 0) return false;
+    return parts.every((part) => matchesOneCommand(body, part));
+  }
+  const whole = command.replace(/\s+/g, ' ').trim();
+  return matchesOneCommand(body, whole) || parts.some((part) => matchesOneCommand(body, part));
+}
+
+/**
+ * Command rules: a glob over the whole text of each simple command (`*` matches anything,
+ * including `/` and spaces), or `prefix:*`. For an allow rule, a compound command (`a && b`,
+ * `a | b`, `a; b`) is covered only when every part is, and a command with substitutions (`$(…)`,
+ * backticks) only by `*`; a deny rule fires when any part matches. `!pattern` inverts.
+ */
+export function matchCommandRule(pattern: string, command: string, mode: RuleMatchMode = 'allow'): boolean {
+  const { negated, body } = splitNegation(pattern);
+  if (body === '') return !negated;
+  if (!negated) return commandPositive(body, command, mode);
+  return !commandPositive(body, command, mode === 'allow' ? 'deny' : 'allow');
+}
+
+/** Plain glob subjects (URLs, queries, patterns): `*` matches anything. */
+export function matchTextRule(pattern: string, subject: string): boolean {
+  const { negated, body } = splitNegation(pattern);
+  if (body === '') return !negated;
+  const matched = commandGlobToRegExp(body).test(subject);
+  return negated ? !matched : matched;
+}

@@ -1,0 +1,159 @@
+/**
+ * A small, conservative reader of shell command lines: enough to split a command into its simple
+ * commands (at `&&`, `||`, `;`, `|`, `&` and newlines), their words, and their redirections. It
+ * does not run or expand anything. Anything it cannot follow (command substitution, process
+ * substitution, here-documents, unbalanced quotes) is reported, so callers can refuse to reason
+ * about the command instead of guessing.
+ */
+
+export interface SimpleCommand {
+  /** The words after quote removal, e.g. ["git", "log", "--oneline"]. */
+  readonly words: readonly string[];
+  /** The command's source text, trimmed, with runs of blanks collapsed. */
+  readonly text: string;
+  /** Redirection operators that appear in it (`>`, `>>`, `<`, `2>`, `&>`, `>|`, `<<`, …). */
+  readonly redirects: readonly string[];
+  /** The operator that joins it to the next command (`&&`, `||`, `;`, `|`, `&`, newline) or ''. */
+  readonly next: string;
+}
+
+export interface ParsedShellCommand {
+  readonly commands: readonly SimpleCommand[];
+  /** `$(…)`, backticks, `<(…)`, `>(…)`, here-docs, unbalanced quotes or subshell groups. */
+  readonly opaque: boolean;
+}
+
+const CONTROL_OPERATORS = ['&&', '||', ';;', ';', '|&', '|', '&', '\n'];
+
+export function parseShellCommand(input: string): ParsedShellCommand {
+  const commands: SimpleCommand[] = [];
+  let opaque = false;
+  let words: string[] = [];
+  let redirects: string[] = [];
+  let word = '';
+  let inWord = false;
+  let text = '';
+  let i = 0;
+
+  const endWord = () => {
+    if (inWord) words.push(word);
+    word = '';
+    inWord = false;
+  };
+  const endCommand = (op: string) => {
+    endWord();
+    const trimmed = text.replace(/\s+/g, ' ').trim();
+    if (words.length > 0 || redirects.length > 0) commands.push({ words, text: trimmed, redirects, next: op });
+    else if (op !== '' && op !== '\n') opaque = true; // an operator with no command before it
+    words = [];
+    redirects = [];
+    text = '';
+  };
+
+  while (i < input.length) {
+    const c = input[i]!;
+    if (c === '\\') {
+      if (input[i + 1] === '\n') {
+        i += 2;
+        continue;
+      }
+      word += input[i + 1] ?? '';
+      inWord = true;
+      text += input.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === "'") {
+      const end = input.indexOf("'", i + 1);
+      if (end < 0) {
+        opaque = true;
+        word += input.slice(i + 1);
+        text += input.slice(i);
+        i = input.length;
+        inWord = true;
+        continue;
+      }
+      word += input.slice(i + 1, end);
+      text += input.slice(i, end + 1);
+      inWord = true;
+      i = end + 1;
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      let value = '';
+      while (j < input.length && input[j] !== '"') {
+        if (input[j] === '\\' && j + 1 < input.length && '"\\$`\n'.includes(input[j + 1]!)) {
+          value += input[j + 1];
+          j += 2;
+          continue;
+        }
+        if (input[j] === '`' || (input[j] === '$' && input[j + 1] === '(')) opaque = true;
+        value += input[j];
+        j++;
+      }
+      if (j >= input.length) opaque = true;
+      word += value;
+      text += input.slice(i, j + 1);
+      inWord = true;
+      i = j + 1;
+      continue;
+    }
+    if (c === '`' || (c === '$' && input[i + 1] === '(') || ((c === '<' || c === '>') && input[i + 1] === '(')) {
+      opaque = true;
+    }
+    if (c === '#' && !inWord) {
+      // A comment runs to the end of the line.
+      const end = input.indexOf('\n', i);
+      i = end < 0 ? input.length : end;
+      continue;
+    }
+    if ((c === '(' || c === ')' || c === '{' || c === '}') && !inWord) {
+      opaque = true;
+    }
+    const op = CONTROL_OPERATORS.find((candidate) => input.startsWith(candidate, i));
+    if (op !== undefined && !(op === '&' && input[i + 1] === '>') && !(op === '&' && input[i - 1] === '>')) {
+      endCommand(op);
+      i += op.length;
+      continue;
+    }
+    const redirect = matchRedirect(input, i, inWord ? word : '');
+    if (redirect) {
+      if (redirect.fdPrefix) {
+        word = '';
+        inWord = false;
+      } else {
+        endWord();
+      }
+      if (redirect.op === '<<' || redirect.op === '<<-') opaque = true;
+      redirects.push(redirect.op);
+      text += input.slice(i, i + redirect.length);
+      i += redirect.length;
+      continue;
+    }
+    if (c === ' ' || c === '\t') {
+      endWord();
+      text += c;
+      i++;
+      continue;
+    }
+    word += c;
+    inWord = true;
+    text += c;
+    i++;
+  }
+  endCommand('');
+  return { commands, opaque };
+}
+
+function matchRedirect(input: string, i: number, currentWord: string): { op: string; length: number; fdPrefix: boolean } | undefined {
+  const ops = ['&>>', '&>', '>>', '>|', '>&', '<<<', '<<-', '<<', '<&', '<>', '>', '<'];
+  for (const op of ops) {
+    if (input.startsWith(op, i)) {
+      // `2>` and `2>&1`: a word made only of digits right before the operator is its fd number.
+      const fdPrefix = /^[0-9]+$/.test(currentWord);
+      return { op: fdPrefix ? currentWord + op : op, length: op.length, fdPrefix };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,12 @@
+import { Feature } from '../scopes/feature';
+import { readTool } from './os/read/readTool';
+
+/** The OS tools: files, search and shell. */
+export function createOsToolsFeature(): Feature {
+  return new Feature('os').contributeTool(readTool);
+}
+
+/** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
+export function builtinFeatures(): Feature[] {
+  return [createOsToolsFeature()];
+}

@@ -1,0 +1,192 @@
+import * as nodePath from 'node:path';
+import { inject, injectable } from 'inversify';
+import { errorMessage, isErrnoException } from '../../../base/errors';
+import { formatBytes, formatCount } from '../../../base/strings';
+import { createServiceId } from '../../../scopes/serviceId';
+import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { IConfigService } from '../../../services/config/config';
+import type { ReadConfig } from '../../../services/config/configSchema';
+import { IAgentRuntimeService } from '../../../services/runtime/runtime';
+import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
+import { ToolAccesses } from '../../../tool/accesses';
+import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
+import { toInputJsonSchema } from '../../../tool/inputSchema';
+import { resolvePathAccess } from '../../../tool/pathAccess';
+import { renderPrompt } from '../../../tool/renderPrompt';
+import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
+import { describeBinary, detectEncoding } from './fileSniff';
+import { type LineWindow, readForward, readTail, windowFromText } from './lineReader';
+import { type ReadInput, ReadInputSchema } from './read';
+
+const PARAMETERS = toInputJsonSchema(ReadInputSchema);
+const SNIFF_BYTES = 8192;
+/** UTF-16 files are transcoded whole, so they have a size cap. */
+export const UTF16_MAX_BYTES = 16 * 1024 * 1024;
+
+@injectable()
+export class ReadTool implements ExecutableTool<ReadInput> {
+  readonly name = 'Read';
+  readonly parameters: JsonSchema = PARAMETERS;
+
+  constructor(
+    @inject(IConfigService) private readonly config: IConfigService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+  ) {}
+
+  get description(): string {
+    const read = this.config.config.read;
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'read.md'), {
+      DEFAULT_MAX_CHARS: formatCount(read.maxChars),
+      DEFAULT_MAX_LINES: formatCount(read.maxLines),
+      MAX_LINE_CHARS: formatCount(read.maxLineChars),
+    });
+  }
+
+  resolveExecution(input: ReadInput): ToolExecution {
+    // Throws PathSecurityError for secrets and escapes; the executor shows its message as it is.
+    const access = resolvePathAccess(input.path, this.workspace.pathContext('read a file'));
+    const path = access.path;
+    const generation = this.runtime.generation;
+    const shown = this.workspace.isInside(path) ? nodePath.relative(this.workspace.cwd, path) || '.' : path;
+    const range =
+      input.line_offset !== undefined && input.line_offset < 0
+        ? `last ${-input.line_offset} lines`
+        : input.line_offset !== undefined || input.n_lines !== undefined
+          ? `from line ${input.line_offset ?? 1}`
+          : undefined;
+    return {
+      accesses: [ToolAccesses.readFile(path)],
+      display: { kind: 'file_io', operation: 'read', path, ...(range ? { detail: range } : {}) },
+      description: `Reading ${shown}${range ? ` (${range})` : ''}`,
+      approvalRule: literalRule('Read', path),
+      matchesRule: (ruleArgs) => matchPathRule(ruleArgs, path, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
+      execute: (ctx) => this.read(input, path, generation, ctx.signal),
+    };
+  }
+
+  private async read(input: ReadInput, path: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
+    if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
+    const options = this.config.config.read;
+    const shown = input.path;
+    const fs = this.runtime.requireFs();
+    let stat;
+    try {
+      stat = await fs.stat(path);
+    } catch (error) {
+      return toolError(statErrorMessage(shown, error));
+    }
+    if (stat.isDirectory()) {
+      return toolError(`"${shown}" is a directory, not a file. Use Glob to find files in it, or run \`ls\` through Bash to list it.`);
+    }
+    if (!stat.isFile()) return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Read only reads regular files.`);
+    const size = stat.size;
+    if (size === 0) return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
+
+    const handle = await fs.open(path, 'r');
+    try {
+      const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
+      const { bytesRead } = await handle.read(header, 0, header.length, 0);
+      const sniffed = header.subarray(0, bytesRead);
+      const encoding = detectEncoding(sniffed);
+      if (encoding.kind === 'binary') return toolError(describeBinary(shown, sniffed));
+      const limits = { maxLines: input.n_lines ?? options.maxLines, maxChars: options.maxChars, maxLineChars: options.maxLineChars, signal };
+      const lineOffset = input.line_offset ?? 1;
+      const countAll = size <= options.lineCountMaxBytes;
+      let window: LineWindow;
+      if (encoding.kind === 'utf16le' || encoding.kind === 'utf16be') {
+        if (size > UTF16_MAX_BYTES) {
+          return toolError(
+            `"${shown}" is UTF-16 text of ${formatBytes(size)}; Read converts UTF-16 files of up to ${formatBytes(UTF16_MAX_BYTES)}. ` +
+              `Convert it to UTF-8 first, e.g. with Bash: iconv -f UTF-16 -t UTF-8.`,
+          );
+        }
+        const raw = Buffer.alloc(size);
+        await handle.read(raw, 0, size, 0);
+        const text = new TextDecoder(encoding.kind === 'utf16le' ? 'utf-16le' : 'utf-16be').decode(raw);
+        window = windowFromText(text, { ...limits, lineOffset });
+      } else if (lineOffset < 0) {
+        window = await readTail(handle, size, { ...limits, count: -lineOffset, countAll });
+      } else {
+        window = await readForward(handle, size, { ...limits, startLine: lineOffset, countAll, from: encoding.kind === 'utf8bom' ? 3 : 0 });
+      }
+      if (window.sawNul) {
+        return toolError(`"${shown}" looks like a binary file (it contains NUL bytes). Read only reads text files; use Bash (e.g. \`file\` or \`xxd | head\`) to inspect it.`);
+      }
+      return { output: renderWindow(window, { lineOffset, size, options, encoding: encoding.kind }), spillExempt: true };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return toolError(`Reading "${shown}" failed: ${errorMessage(error)}`);
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function statErrorMessage(shown: string, error: unknown): string {
+  const code = isErrnoException(error) ? error.code : undefined;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `"${shown}" does not exist. Check the path, or use Glob to find the file by name.`;
+  if (code === 'EACCES' || code === 'EPERM') return `"${shown}" cannot be read: permission denied.`;
+  return `"${shown}" cannot be read: ${errorMessage(error)}`;
+}
+
+function listNumbers(numbers: readonly number[]): string {
+  const shown = numbers.slice(0, 10).join(', ');
+  return numbers.length > 10 ? `${shown} and ${numbers.length - 10} more` : shown;
+}
+
+export function renderWindow(
+  window: LineWindow,
+  context: { lineOffset: number; size: number; options: ReadConfig; encoding: string },
+): string {
+  const body = window.lines.map((line) => {
+    const marker = line.cutFromBytes !== undefined ? ` [...line truncated: ${formatCount(line.cutFromBytes)} bytes in total]` : '';
+    return `${line.n}\t${line.text}${marker}`;
+  });
+  const status: string[] = [];
+  const total = window.totalLines;
+  const totalText = total !== undefined ? formatCount(total) : undefined;
+  const first = window.lines[0];
+  const last = window.lines[window.lines.length - 1];
+  if (!first || !last) {
+    status.push(
+      total !== undefined
+        ? `No lines read: the file has ${totalText} line${total === 1 ? '' : 's'}, so line_offset=${context.lineOffset} is past the end.`
+        : `No lines read: line_offset=${context.lineOffset} is past the end of the file.`,
+    );
+  } else {
+    const range = first.n === last.n ? `Line ${first.n}` : `Lines ${first.n}-${last.n}`;
+    if (total !== undefined) status.push(`${range} of ${totalText}.`);
+    else if (first.n < 0) {
+      status.push(
+        `${range}, counted from the end of the file (-1 is the last line); the file is ${formatBytes(context.size)}, too large to number its lines from the start.`,
+      );
+    } else {
+      status.push(`${range} of a ${formatBytes(context.size)} file (lines not counted past the window).`);
+    }
+    const next = last.n + 1;
+    if (window.stoppedBy === 'eof') status.push('End of file reached.');
+    else if (window.stoppedBy === 'lines') {
+      status.push(`Stopped at the ${formatCount(window.lines.length)}-line limit; continue with line_offset=${next}.`);
+    } else if (context.lineOffset < 0) {
+      status.push(`Older lines were left out to stay within the ${formatCount(context.options.maxChars)}-character budget.`);
+    } else {
+      status.push(`Stopped at the ${formatCount(context.options.maxChars)}-character budget; continue with line_offset=${next}.`);
+    }
+  }
+  const cut = window.lines.filter((l) => l.cutFromBytes !== undefined).map((l) => l.n);
+  if (cut.length > 0) status.push(`Line${cut.length > 1 ? 's' : ''} ${listNumbers(cut)} ${cut.length > 1 ? 'were' : 'was'} longer than ${formatCount(context.options.maxLineChars)} characters and cut.`);
+  const invalid = window.lines.filter((l) => l.invalidUtf8).map((l) => l.n);
+  if (invalid.length > 0) status.push(`Line${invalid.length > 1 ? 's' : ''} ${listNumbers(invalid)} contain${invalid.length > 1 ? '' : 's'} bytes that are not valid UTF-8, shown as \uFFFD.`);
+  if (window.crlfLines > 0) status.push('The file uses CRLF line endings (shown without \\r).');
+  if (context.encoding === 'utf16le' || context.encoding === 'utf16be') status.push(`The file is ${context.encoding === 'utf16le' ? 'UTF-16 LE' : 'UTF-16 BE'} text, shown converted.`);
+  return [...body, `<system>${status.join(' ')}</system>`].join('\n');
+}
+
+export const IReadTool = createServiceId<ReadTool>('tool.Read');
+export const readTool = registerAgentToolService(IReadTool, ReadTool, {
+  name: 'Read',
+  domain: 'os',
+  requiredRuntimeCapabilities: ['fs'],
+});
