@@ -1,6 +1,7 @@
 /** The text of an unknown thrown value, for messages shown to a model or a person. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
+  // Not `instanceof Error`: errors from another realm (vm contexts, jest) fail that test.
+  if (isErrorLike(error)) return error.message || error.name || 'Error';
   if (typeof error === 'string') return error;
   try {
     return JSON.stringify(error) ?? String(error);
@@ -9,6 +10,10 @@ export function errorMessage(error: unknown): string {
   }
 }
 
+export function isErrorLike(error: unknown): error is Error {
+  return typeof error === 'object' && error !== null && typeof (error as Error).message === 'string' && 'stack' in error;
+}
+
 export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+  return isErrorLike(error) && typeof (error as NodeJS.ErrnoException).code === 'string';
 }

@@ -7,7 +7,10 @@ function isObject(value: unknown): value is MutableSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Sets `additionalProperties: false` on every object schema that does not say otherwise. */
+/**
+ * Sets `additionalProperties: false` on every object schema that does not say otherwise, and drops
+ * zod's implicit safe-integer bounds.
+ */
 export function closeObjectSchemas(schema: unknown): void {
   if (Array.isArray(schema)) {
     for (const item of schema) closeObjectSchemas(item);
@@ -16,6 +19,9 @@ export function closeObjectSchemas(schema: unknown): void {
   if (!isObject(schema)) return;
   const isObjectType = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
   if (isObjectType && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  // zod writes the safe-integer range on every integer; it only adds noise for a model.
+  if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+  if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
   for (const [key, value] of Object.entries(schema)) {
     // `properties`, `definitions` and `$defs` map names to schemas; `const`/`enum`/`default`/examples are data.
     if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;

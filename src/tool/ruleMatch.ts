@@ -153,6 +153,10 @@ function matchesOneCommand(body: string, command: string): boolean {
   return commandGlobToRegExp(body.replace(/\s+/g, ' ')).test(command);
 }
 
+function hasUnescapedGlob(text: string): boolean {
+  return /(^|[^\\])(\\\\)*[*?]/.test(text);
+}
+
 function unescapeRule(text: string): string {
   return text.replace(/\\(.)/g, '$1');
 }
@@ -168,11 +172,23 @@ function commandPositive(body: string, command: string, mode: RuleMatchMode): bo
   const parsed = parseShellCommand(command);
   const parts = parsed.commands.map((c) => c.text);
   if (mode === 'allow') {
+    // A rule written for exactly this command (a stored session grant) covers it, whatever it holds.
+    if (!hasUnescapedGlob(body) && unescapeRule(body).trim() === command.trim()) return true;
     if (parsed.opaque || parts.length === 0) return false;
     return parts.every((part) => matchesOneCommand(body, part));
   }
-  const whole = command.replace(/\s+/g, ' ').trim();
-  return matchesOneCommand(body, whole) || parts.some((part) => matchesOneCommand(body, part));
+  const whole = command.trim();
+  if (matchesOneCommand(body, whole) || parts.some((part) => matchesOneCommand(body, part))) return true;
+  // A deny rule also looks inside substitutions and groups: `echo $(rm -rf x)` runs `rm -rf x`.
+  return parsed.opaque && nestedCommandTexts(command).some((part) => matchesOneCommand(body, part));
+}
+
+/** The simple commands inside `$(…)`, backticks, `<(…)`, `>(…)` and `( … )` groups, roughly. */
+function nestedCommandTexts(command: string): string[] {
+  return command
+    .split(/\$\(|`|<\(|>\(|\(/)
+    .slice(1)
+    .flatMap((fragment) => parseShellCommand(fragment.replace(/[)`\s]+$/, '').replace(/\).*$/s, '')).commands.map((c) => c.text));
 }
 
 /**

@@ -9,7 +9,7 @@
 export interface SimpleCommand {
   /** The words after quote removal, e.g. ["git", "log", "--oneline"]. */
   readonly words: readonly string[];
-  /** The command's source text, trimmed, with runs of blanks collapsed. */
+  /** The command's source text, trimmed, with runs of unquoted blanks collapsed. */
   readonly text: string;
   /** Redirection operators that appear in it (`>`, `>>`, `<`, `2>`, `&>`, `>|`, `<<`, …). */
   readonly redirects: readonly string[];
@@ -42,7 +42,7 @@ export function parseShellCommand(input: string): ParsedShellCommand {
   };
   const endCommand = (op: string) => {
     endWord();
-    const trimmed = text.replace(/\s+/g, ' ').trim();
+    const trimmed = text.trim();
     if (words.length > 0 || redirects.length > 0) commands.push({ words, text: trimmed, redirects, next: op });
     else if (op !== '' && op !== '\n') opaque = true; // an operator with no command before it
     words = [];
@@ -99,8 +99,15 @@ export function parseShellCommand(input: string): ParsedShellCommand {
       i = j + 1;
       continue;
     }
-    if (c === '`' || (c === '$' && input[i + 1] === '(') || ((c === '<' || c === '>') && input[i + 1] === '(')) {
+    if (c === '`' || (c === '$' && input[i + 1] === '(')) opaque = true;
+    if ((c === '<' || c === '>') && input[i + 1] === '(') {
+      // Process substitution: not a redirection, and not something to reason about.
       opaque = true;
+      word += c;
+      inWord = true;
+      text += c;
+      i++;
+      continue;
     }
     if (c === '#' && !inWord) {
       // A comment runs to the end of the line.
@@ -133,7 +140,8 @@ export function parseShellCommand(input: string): ParsedShellCommand {
     }
     if (c === ' ' || c === '\t') {
       endWord();
-      text += c;
+      // Collapse unquoted blanks; quoted text keeps its spacing.
+      if (!text.endsWith(' ')) text += ' ';
       i++;
       continue;
     }

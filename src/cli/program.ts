@@ -1,0 +1,60 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { errorMessage } from '../base/errors';
+import { ConfigError } from '../services/config/configLoader';
+import { toolsCommand } from './commands/tools';
+import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './io';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const VERSION: string = (require('../../package.json') as { version: string }).version;
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('toolhost')
+    .description('The tool layer of an AI coding agent: list, run and serve tools.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .exitOverride();
+  program.addCommand(toolsCommand(io));
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+    command.showSuggestionAfterError(true);
+  }
+  return program;
+}
+
+/** Runs the CLI and returns its exit code; it never throws. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return EXIT_USAGE;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      // Commander has already printed its message.
+      return EXIT_USAGE;
+    }
+    if (error instanceof UsageError || error instanceof InvalidArgumentError) {
+      io.stderr.write(`toolhost: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr.write(`toolhost: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    io.stderr.write(`toolhost: unexpected error: ${errorMessage(error)}\n`);
+    if (io.env.TOOLHOST_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n');
+    return EXIT_FAILURE;
+  }
+}

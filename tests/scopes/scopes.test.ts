@@ -1,0 +1,196 @@
+import { inject, injectable, preDestroy } from 'inversify';
+import { createApp } from '../../src/scopes/appScope';
+import { Feature, defineFeature } from '../../src/scopes/feature';
+import { createServiceId } from '../../src/scopes/serviceId';
+import { IConfigService } from '../../src/services/config/config';
+import { createLocalRuntime } from '../../src/services/runtime/localRuntime';
+import { IAgentRuntimeService } from '../../src/services/runtime/runtime';
+import { IAgentToolRegistryService } from '../../src/services/toolRegistry/toolRegistry';
+import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
+import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { IReadTool, ReadTool } from '../../src/tools/os/read/readTool';
+import { constructionCount, countingTool } from '../helpers/fakeTools';
+import { useTempDir } from '../helpers/tempDir';
+
+const dir = useTempDir();
+
+interface ICounterService {
+  readonly serial: number;
+}
+const IAppCounter = createServiceId<ICounterService>('test.AppCounter');
+const IAgentCounter = createServiceId<ICounterService>('test.AgentCounter');
+let serial = 0;
+const disposed: string[] = [];
+
+@injectable()
+class AppCounter implements ICounterService {
+  readonly serial = ++serial;
+}
+
+@injectable()
+class AgentCounter implements ICounterService {
+  readonly serial = ++serial;
+  constructor(@inject(IAppCounter) readonly app: ICounterService) {}
+  @preDestroy()
+  dispose(): void {
+    disposed.push(`agent-counter-${this.serial}`);
+  }
+}
+
+function counterFeature(): Feature {
+  return defineFeature('counters', (f) =>
+    f
+      .bindApp(({ bind }) => bind(IAppCounter).to(AppCounter).inSingletonScope(), [IAppCounter])
+      .bindAgent(({ bind }) => bind(IAgentCounter).to(AgentCounter).inSingletonScope()),
+  );
+}
+
+describe('App and Agent scopes', () => {
+  test('a tool that is not activated is never constructed; an activated one exactly once per agent', async () => {
+    const hidden = countingTool('HiddenTool', { requiredRuntimeCapabilities: ['process'] });
+    const shown = countingTool('ShownTool');
+    const app = createApp({ features: [new Feature('t').contributeTool(hidden).contributeTool(shown)] });
+    const agent = app.createAgent({ cwd: dir.path, runtime: createLocalRuntime(['fs']) });
+    expect(agent.registry.list().map((r) => r.tool.name)).toEqual(['ShownTool']);
+    expect(constructionCount('HiddenTool')).toBe(0);
+    expect(constructionCount('ShownTool')).toBe(1);
+    agent.activation.recompute();
+    expect(constructionCount('ShownTool')).toBe(1);
+    app.createAgent({ cwd: dir.path, runtime: createLocalRuntime(['fs']) });
+    expect(constructionCount('ShownTool')).toBe(2);
+    expect(constructionCount('HiddenTool')).toBe(0);
+    await app.dispose();
+  });
+
+  test('two agents get distinct Agent singletons and share App singletons', async () => {
+    const app = createApp({ features: [counterFeature()] });
+    const a1 = app.createAgent({ cwd: dir.path });
+    const a2 = app.createAgent({ cwd: dir.path });
+    const c1 = a1.get(IAgentCounter) as AgentCounter;
+    const c2 = a2.get(IAgentCounter) as AgentCounter;
+    expect(c1).not.toBe(c2);
+    expect(a1.get(IAgentCounter)).toBe(c1);
+    expect(c1.app).toBe(c2.app);
+    expect(c1.app).toBe(app.get(IAppCounter));
+    expect(a1.get(IAgentToolRegistryService)).not.toBe(a2.get(IAgentToolRegistryService));
+    expect(a1.get(IConfigService)).toBe(a2.get(IConfigService));
+    await app.dispose();
+  });
+
+  test('every App service resolves from an App with no agent', async () => {
+    const app = createApp({ features: [...builtinFeatures(), counterFeature()] });
+    expect(app.appServices.length).toBeGreaterThanOrEqual(3);
+    for (const id of app.appServices) {
+      expect(() => app.get(id)).not.toThrow();
+    }
+    await app.dispose();
+  });
+
+  test('an App service that injected an Agent identifier would fail this check', () => {
+    const IAgentOnly = createServiceId<string>('test.AgentOnly');
+    const ILeaky = createServiceId<{ value: string }>('test.Leaky');
+    @injectable()
+    class Leaky {
+      constructor(@inject(IAgentOnly) readonly value: string) {}
+    }
+    const app = createApp({
+      features: [
+        defineFeature('leaky', (f) =>
+          f.bindApp(({ bind }) => bind(ILeaky).to(Leaky).inSingletonScope(), [ILeaky]).bindAgent(({ bind }) => bind(IAgentOnly).toConstantValue('agent')),
+        ),
+      ],
+    });
+    expect(() => app.get(ILeaky)).toThrow(/No bindings found for service: "Symbol\(toolhost.test.AgentOnly\)"/);
+  });
+
+  test('a test swaps a service by rebinding it in the container', async () => {
+    const app = createApp({ features: builtinFeatures() });
+    const agent = app.createAgent({ cwd: dir.path });
+    @injectable()
+    class FakeRead {
+      readonly name = 'Read';
+      readonly description = 'fake';
+      readonly parameters = { type: 'object' };
+      resolveExecution() {
+        return { approvalRule: 'Read', execute: async () => ({ output: 'fake read' }) };
+      }
+    }
+    const swapped = app.createAgent({
+      cwd: dir.path,
+      overrides: (container) => {
+        container.rebind(IReadTool).to(FakeRead as unknown as typeof ReadTool).inSingletonScope();
+      },
+    });
+    expect(swapped.registry.get('Read')?.tool.description).toBe('fake');
+    expect(agent.registry.get('Read')?.tool).toBeInstanceOf(ReadTool);
+    await app.dispose();
+  });
+
+  test('a runtime without fs hides Read, and Read comes back when fs returns', async () => {
+    const app = createApp({ features: builtinFeatures() });
+    const agent = app.createAgent({ cwd: dir.path, runtime: createLocalRuntime(['process']) });
+    expect(agent.registry.has('Read')).toBe(false);
+    expect(agent.activation.status()).toContainEqual({ name: 'Read', state: 'inactive', reason: 'the runtime "local" lacks "fs"' });
+    const changes: string[] = [];
+    agent.registry.onDidChange((c) => changes.push(...c.added.map((n) => `+${n}`), ...c.removed.map((n) => `-${n}`)));
+    const runtime = agent.get(IAgentRuntimeService);
+    runtime.switch(createLocalRuntime(['fs', 'process']));
+    expect(agent.registry.has('Read')).toBe(true);
+    runtime.switch(createLocalRuntime(['process']));
+    expect(agent.registry.has('Read')).toBe(false);
+    runtime.switch(createLocalRuntime());
+    expect(changes).toEqual(['+Read', '-Read', '+Read']);
+    await app.dispose();
+  });
+
+  test('disposing an agent runs its disposers and leaves the App and other agents intact', async () => {
+    const app = createApp({ features: [counterFeature()] });
+    const a1 = app.createAgent({ cwd: dir.path });
+    const a2 = app.createAgent({ cwd: dir.path });
+    const c1 = a1.get(IAgentCounter) as AgentCounter;
+    a2.get(IAgentCounter);
+    const appCounter = app.get(IAppCounter);
+    await a1.dispose();
+    expect(disposed).toContain(`agent-counter-${c1.serial}`);
+    expect(app.agents).toEqual([a2]);
+    expect(app.get(IAppCounter)).toBe(appCounter);
+    expect(a2.get(IAgentCounter)).not.toBe(c1);
+    const a3 = app.createAgent({ cwd: dir.path });
+    expect((a3.get(IAgentCounter) as AgentCounter).app).toBe(appCounter);
+    await app.dispose();
+    expect(app.agents).toEqual([]);
+  });
+
+  test('a feature added to a running App reaches existing agents, and removing it withdraws its tools', async () => {
+    const app = createApp({ features: [] });
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(agent.registry.list()).toEqual([]);
+    const late = countingTool('LateTool');
+    const feature = counterFeature();
+    feature.contributeTool(late);
+    app.addFeature(feature);
+    expect(agent.registry.list().map((r) => r.tool.name)).toEqual(['LateTool']);
+    expect((agent.get(IAgentCounter) as AgentCounter).app).toBe(app.get(IAppCounter));
+    app.removeFeature('counters');
+    expect(agent.registry.has('LateTool')).toBe(false);
+    expect(agent.container.isBound(late.id)).toBe(false);
+    expect(agent.container.isBound(IAgentCounter)).toBe(false);
+    expect(app.container.isBound(IAppCounter)).toBe(false);
+    await app.dispose();
+  });
+
+  test('createAgent refuses a working directory that does not exist', async () => {
+    const app = createApp({ features: [] });
+    expect(() => app.createAgent({ cwd: `${dir.path}/missing` })).toThrow(`Working directory "${dir.path}/missing" does not exist.`);
+    await app.dispose();
+  });
+
+  test('the workspace is canonical and the data directory is per agent', async () => {
+    const app = createApp({ features: [] });
+    const a1 = app.createAgent({ cwd: dir.path });
+    const a2 = app.createAgent({ cwd: dir.path });
+    expect(a1.get(IAgentWorkspaceService).cwd).toBe(dir.path);
+    expect(a1.get(IAgentWorkspaceService).dataDir).not.toBe(a2.get(IAgentWorkspaceService).dataDir);
+    await app.dispose();
+  });
+});

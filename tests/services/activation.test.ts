@@ -1,0 +1,179 @@
+import { createApp } from '../../src/scopes/appScope';
+import { Feature } from '../../src/scopes/feature';
+import { createServiceId } from '../../src/scopes/serviceId';
+import { IConfigService } from '../../src/services/config/config';
+import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
+import { IAgentProfileService } from '../../src/services/profile/profile';
+import { IAgentToolRegistryService, type ToolNameConflict } from '../../src/services/toolRegistry/toolRegistry';
+import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
+import type { AgentTool } from '../../src/scopes/toolContribution';
+import { IAgentToolPolicyService } from '../../src/toolPolicy/toolPolicy';
+import { constructionCount, countingTool } from '../helpers/fakeTools';
+import { useTempDir } from '../helpers/tempDir';
+
+const dir = useTempDir();
+
+function names(agent: { registry: { list(): readonly { tool: { name: string } }[] } }): string[] {
+  return agent.registry.list().map((r) => r.tool.name);
+}
+
+function toolsFeature(...toolNames: string[]): Feature {
+  const feature = new Feature('tools');
+  for (const name of toolNames) feature.contributeTool(countingTool(name));
+  return feature;
+}
+
+describe('AgentToolActivationService', () => {
+  test('the profile allowlist and disallowedTools decide, and a profile switch adds and removes tools', async () => {
+    const app = createApp({
+      features: [toolsFeature('Alpha', 'Beta', 'Gamma')],
+      config: { profiles: { narrow: { tools: ['Alpha', 'Beta'], disallowedTools: ['Beta'] } } },
+    });
+    const agent = app.createAgent({ cwd: dir.path, profile: 'narrow' });
+    expect(names(agent)).toEqual(['Alpha']);
+    expect(agent.activation.status()).toEqual([
+      { name: 'Alpha', state: 'active' },
+      { name: 'Beta', state: 'inactive', reason: 'excluded by the profile' },
+      { name: 'Gamma', state: 'inactive', reason: 'excluded by the profile' },
+    ]);
+    agent.get(IAgentProfileService).set('default');
+    expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
+    agent.get(IAgentProfileService).set({ disallowedTools: ['Alpha'] });
+    expect(names(agent)).toEqual(['Beta', 'Gamma']);
+    await app.dispose();
+  });
+
+  test('config tools.enabled / tools.disabled changes recompute the active set', async () => {
+    const app = createApp({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')] });
+    const agent = app.createAgent({ cwd: dir.path });
+    const config = app.get(IConfigService);
+    config.update({ tools: { enabled: ['Alpha', 'Gamma'] } });
+    expect(names(agent)).toEqual(['Alpha', 'Gamma']);
+    config.update({ tools: { disabled: ['Alpha'] } });
+    expect(names(agent)).toEqual(['Beta', 'Gamma']);
+    config.update({ tools: {} });
+    expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
+    await app.dispose();
+  });
+
+  test('a named profile follows config changes to its definition', async () => {
+    const app = createApp({ features: [toolsFeature('Alpha', 'Beta')], config: { profile: 'p', profiles: { p: { tools: ['Alpha'] } } } });
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(names(agent)).toEqual(['Alpha']);
+    app.get(IConfigService).update({ profiles: { p: { tools: ['Beta'] } } });
+    expect(names(agent)).toEqual(['Beta']);
+    await app.dispose();
+  });
+
+  test('workspace and session disables are vetoes', async () => {
+    const app = createApp({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')] });
+    const agent = app.createAgent({ cwd: dir.path, disabledTools: ['Gamma'] });
+    expect(names(agent)).toEqual(['Alpha', 'Beta']);
+    agent.get(IAgentToolPolicyService).setSessionDisabledTools(['Alpha']);
+    expect(names(agent)).toEqual(['Beta']);
+    expect(agent.activation.status().find((s) => s.name === 'Alpha')?.reason).toBe('disabled for this session');
+    agent.get(IAgentWorkspaceService).setDisabledTools([]);
+    agent.get(IAgentToolPolicyService).setSessionDisabledTools([]);
+    expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
+    await app.dispose();
+  });
+
+  test('when(accessor) is evaluated before construction, with an accessor valid only during the call', async () => {
+    let allow = false;
+    let kept: { get: (id: symbol) => unknown } | undefined;
+    const gated = countingTool('Gated', {
+      when: (accessor) => {
+        kept = accessor as never;
+        return allow && accessor.get(IAgentWorkspaceService).cwd === dir.path;
+      },
+    });
+    const app = createApp({ features: [new Feature('g').contributeTool(gated)] });
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(names(agent)).toEqual([]);
+    expect(constructionCount('Gated')).toBe(0);
+    allow = true;
+    agent.activation.recompute();
+    expect(names(agent)).toEqual(['Gated']);
+    expect(() => kept!.get(IAgentWorkspaceService as symbol)).toThrow('A when() accessor is only valid while the predicate runs.');
+    allow = false;
+    agent.activation.recompute();
+    expect(names(agent)).toEqual([]);
+    await app.dispose();
+  });
+
+  test('a tool whose constructor throws is reported and skipped; the others activate', async () => {
+    const failures: string[] = [];
+    const broken = countingTool('Broken', { when: () => true });
+    const app = createApp({ features: [new Feature('b').contributeTool(broken).contributeTool(countingTool('Fine'))] });
+    const agent = app.createAgent({
+      cwd: dir.path,
+      overrides: (c) => {
+        c.rebind(broken.id).toDynamicValue(() => {
+          throw new Error('no disk');
+        });
+      },
+    });
+    agent.activation.onDidFail((f) => failures.push(`${f.name}: ${f.reason}`));
+    agent.activation.recompute();
+    expect(names(agent)).toEqual(['Fine']);
+    expect(agent.activation.status()[0]).toMatchObject({ name: 'Broken', state: 'failed' });
+    expect(failures[0]).toMatch(/^Broken: construction failed: .*no disk/);
+    await app.dispose();
+  });
+});
+
+describe('AgentToolRegistryService', () => {
+  test('a taken name is refused and reported, never replaced; the owner can release it', async () => {
+    const app = createApp({ features: [toolsFeature('Alpha')] });
+    const agent = app.createAgent({ cwd: dir.path });
+    const registry = agent.get(IAgentToolRegistryService);
+    const builtin = registry.get('Alpha')!.tool;
+    const conflicts: ToolNameConflict[] = [];
+    registry.onDidConflict((c) => conflicts.push(c));
+    const impostor = { ...builtin, description: 'impostor' } as AgentTool;
+    const result = registry.register(impostor, { source: 'user' });
+    expect(result.ok).toBe(false);
+    expect(conflicts).toEqual([{ name: 'Alpha', existing: { source: 'builtin', owner: 'builtin:test' }, refused: { source: 'user', owner: 'user' } }]);
+    expect(registry.get('Alpha')!.tool).toBe(builtin);
+    await app.dispose();
+  });
+
+  test('a builtin that lost its name to another source activates once the name is released', async () => {
+    const app = createApp({ features: [toolsFeature('Alpha')], config: { tools: { disabled: ['Alpha'] } } });
+    const agent = app.createAgent({ cwd: dir.path });
+    const registry = agent.get(IAgentToolRegistryService);
+    const userTool = { name: 'Alpha', description: 'user tool', parameters: {}, resolveExecution: () => ({ approvalRule: 'Alpha', execute: async () => ({ output: '' }) }) } as AgentTool;
+    const held = registry.register(userTool, { source: 'user' });
+    app.get(IConfigService).update({ tools: {} });
+    expect(agent.activation.status()).toEqual([{ name: 'Alpha', state: 'conflict', reason: 'the name is taken by user' }]);
+    expect(registry.get('Alpha')!.source).toBe('user');
+    if (held.ok) held.registration.dispose();
+    expect(registry.get('Alpha')!.source).toBe('builtin');
+    await app.dispose();
+  });
+
+  test('list() is sorted by name and carries source and disclosure', async () => {
+    const feature = new Feature('x').contributeTool(countingTool('Zeta')).contributeTool(countingTool('Beta', { disclosure: 'deferred' }));
+    const app = createApp({ features: [feature] });
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(agent.registry.list().map((r) => [r.tool.name, r.source, r.disclosure])).toEqual([
+      ['Beta', 'builtin', 'deferred'],
+      ['Zeta', 'builtin', 'inline'],
+    ]);
+    await app.dispose();
+  });
+
+  test('two contributions with one name: the second is refused and reported', async () => {
+    const first = countingTool('Same');
+    const second = countingTool('Same');
+    const app = createApp({ features: [new Feature('a').contributeTool(first), new Feature('b').contributeTool(second)] });
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(names(agent)).toEqual(['Same']);
+    expect(app.get(IBuiltinToolAssemblyService).duplicates.map((d) => [d.name, d.kept === first, d.refused === second])).toEqual([['Same', true, true]]);
+    await app.dispose();
+  });
+});
+
+test('createServiceId keeps identity across calls', () => {
+  expect(createServiceId('X')).toBe(createServiceId('X'));
+});
