@@ -12,6 +12,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
       eqeqeq: ['error', 'smart'],
+      '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }],
     },
   },
   {

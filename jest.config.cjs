@@ -8,4 +8,5 @@ module.exports = {
   // inversify 8 is ESM-only; Jest 30's CommonJS runtime can require(esm) only on Node >= 24.9.
   transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs)/)'],
   testTimeout: 30000,
+  globalSetup: '<rootDir>/tests/globalSetup.cjs',
 };

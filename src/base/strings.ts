@@ -1,18 +1,20 @@
-/** Edit distance (insertions, deletions, substitutions), case-sensitive. */
-export function levenshtein(a: string, b: string): number {
+/** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (OSA). */
+export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let best = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      row[j] = best;
     }
-    previous = current;
+    rows.push(row);
   }
-  return previous[b.length]!;
+  return rows[a.length]![b.length]!;
 }
 
 /**
@@ -25,7 +27,7 @@ export function closestMatch(input: string, candidates: Iterable<string>): strin
   const lower = input.toLowerCase();
   for (const candidate of candidates) {
     if (candidate.toLowerCase() === lower) return candidate;
-    const distance = levenshtein(lower, candidate.toLowerCase());
+    const distance = editDistance(lower, candidate.toLowerCase());
     const limit = Math.min(3, Math.max(1, Math.floor(Math.max(input.length, candidate.length) / 3)));
     if (distance <= limit && distance < bestScore) {
       best = candidate;

@@ -156,7 +156,7 @@ export function renderWindow(
         : `No lines read: line_offset=${context.lineOffset} is past the end of the file.`,
     );
   } else {
-    const range = first.n === last.n ? `Line ${first.n}` : `Lines ${first.n}-${last.n}`;
+    const range = first.n === last.n ? `Line ${first.n}` : first.n < 0 ? `Lines ${first.n} to ${last.n}` : `Lines ${first.n}-${last.n}`;
     if (total !== undefined) status.push(`${range} of ${totalText}.`);
     else if (first.n < 0) {
       status.push(

@@ -1,0 +1,65 @@
+import { Emitter } from '../src/base/event';
+import { DisposableStore, toDisposable } from '../src/base/lifecycle';
+import { closestMatch, editDistance, formatBytes } from '../src/base/strings';
+
+describe('closestMatch()', () => {
+  test.each<[string, string[], string | undefined]>([
+    ['raed', ['read', 'tools'], 'read'],
+    ['Raed', ['Read', 'Grep'], 'Read'],
+    ['read', ['Read', 'Grep'], 'Read'],
+    ['maxChar', ['maxChars', 'maxLines'], 'maxChars'],
+    ['Grpe', ['Read', 'Grep'], 'Grep'],
+    ['xyz', ['Read', 'Grep'], undefined],
+    ['Bash', [], undefined],
+  ])('%s among %j → %s', (input, candidates, expected) => {
+    expect(closestMatch(input, candidates)).toBe(expected);
+  });
+
+  test.each<[string, string, number]>([
+    ['', 'abc', 3],
+    ['abc', 'abc', 0],
+    ['abc', 'acb', 1],
+    ['kitten', 'sitting', 3],
+  ])('editDistance(%s, %s) = %d', (a, b, d) => {
+    expect(editDistance(a, b)).toBe(d);
+  });
+});
+
+test('formatBytes', () => {
+  expect([formatBytes(10), formatBytes(2048), formatBytes(12_800_000), formatBytes(3 * 1024 ** 3)]).toEqual(['10 B', '2.0 KB', '12 MB', '3.0 GB']);
+});
+
+describe('Emitter', () => {
+  test('a throwing listener does not stop the others; unsubscribing works', () => {
+    const errors: unknown[] = [];
+    const emitter = new Emitter<number>((e) => errors.push(e));
+    const seen: number[] = [];
+    emitter.event(() => {
+      throw new Error('boom');
+    });
+    const sub = emitter.event((n) => seen.push(n));
+    emitter.fire(1);
+    sub.dispose();
+    emitter.fire(2);
+    expect(seen).toEqual([1]);
+    expect(errors).toHaveLength(2);
+  });
+});
+
+test('DisposableStore disposes in reverse order, once, and reports failures after running all', () => {
+  const order: string[] = [];
+  const store = new DisposableStore();
+  store.add(toDisposable(() => order.push('a')));
+  store.add(
+    toDisposable(() => {
+      order.push('b');
+      throw new Error('b failed');
+    }),
+  );
+  store.add(toDisposable(() => order.push('c')));
+  expect(() => store.dispose()).toThrow('b failed');
+  store.dispose();
+  expect(order).toEqual(['c', 'b', 'a']);
+  store.add(toDisposable(() => order.push('late')));
+  expect(order).toEqual(['c', 'b', 'a', 'late']);
+});

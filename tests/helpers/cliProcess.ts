@@ -1,0 +1,24 @@
+import { spawn } from 'node:child_process';
+import * as nodePath from 'node:path';
+
+export const CLI = nodePath.resolve(__dirname, '../../dist/cli/main.js');
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built `toolhost` CLI as a real process. */
+export function runCliProcess(args: readonly string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}

@@ -1,0 +1,99 @@
+// `import x = require()` gives the module objects themselves, whose functions jest can spy on.
+import childProcess = require('node:child_process');
+import fs = require('node:fs');
+import fsp = require('node:fs/promises');
+import { Ajv } from 'ajv';
+import { createApp } from '../../src/scopes/appScope';
+import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
+import { type AgentTool, TOOL_NAME_PATTERN } from '../../src/scopes/toolContribution';
+import { ToolInputDisplaySchema } from '../../src/tool/display';
+import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { useTempDir, writeFiles } from '../helpers/tempDir';
+
+/**
+ * Contract checks every builtin tool must pass. A new tool adds sample inputs here; the first
+ * test fails until it does.
+ */
+const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
+  Read: [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }],
+};
+
+const dir = useTempDir();
+
+function allBuiltins() {
+  const app = createApp({ features: builtinFeatures() });
+  const agent = app.createAgent({ cwd: dir.path });
+  const names = app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name);
+  return { app, agent, names };
+}
+
+describe('every builtin tool', () => {
+  test('has sample inputs in this conformance suite', async () => {
+    const { app, names } = allBuiltins();
+    expect(names.filter((n) => !(n in SAMPLE_INPUTS))).toEqual([]);
+    await app.dispose();
+  });
+
+  test('has a valid name, a rendered description and a schema ajv compiles, accepting its samples', async () => {
+    const { app, agent, names } = allBuiltins();
+    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false });
+    for (const name of names) {
+      const tool = agent.registry.get(name)!.tool;
+      expect(name).toMatch(TOOL_NAME_PATTERN);
+      expect(tool.description.length).toBeGreaterThan(100);
+      expect(tool.description).not.toMatch(/\$\{[A-Za-z_]/);
+      expect(tool.parameters).toMatchObject({ type: 'object', additionalProperties: false });
+      const validate = ajv.compile(tool.parameters);
+      for (const sample of SAMPLE_INPUTS[name] ?? []) expect([name, validate(sample), validate.errors]).toEqual([name, true, null]);
+      expect(validate({ ...(SAMPLE_INPUTS[name]![0] as object), not_a_parameter: 1 })).toBe(false);
+    }
+    await app.dispose();
+  });
+
+  test('resolveExecution opens no file, writes nothing and starts no process', async () => {
+    writeFiles(dir.path, { 'src/a.ts': 'export {};\n' });
+    const { app, agent, names } = allBuiltins();
+    const before = fs.readdirSync(dir.path, { recursive: true });
+    for (const name of names) {
+      expect([name, await ioDuringResolve(agent.registry.get(name)!.tool, SAMPLE_INPUTS[name]!)]).toEqual([name, []]);
+    }
+    expect(fs.readdirSync(dir.path, { recursive: true })).toEqual(before);
+    await app.dispose();
+  });
+
+  test('the check catches a tool that reads a file while resolving', async () => {
+    writeFiles(dir.path, { 'a.txt': 'x' });
+    const sneaky = {
+      name: 'Sneaky',
+      description: '',
+      parameters: {},
+      resolveExecution: async () => {
+        await fsp.readFile(`${dir.path}/a.txt`);
+        return { approvalRule: 'Sneaky', execute: async () => ({ output: '' }) };
+      },
+    };
+    expect(await ioDuringResolve(sneaky, [{}])).toEqual(['fs.promises.readFile']);
+  });
+});
+
+/** The forbidden I/O functions a tool called while resolving its sample inputs. */
+async function ioDuringResolve(tool: AgentTool, samples: readonly unknown[]): Promise<string[]> {
+  // The description is rendered first: its template is read once and cached.
+  void tool.description;
+  const spies = [
+    ...(['openSync', 'readFileSync', 'writeFileSync', 'mkdirSync', 'readdirSync', 'rmSync', 'renameSync'] as const).map((f) => [`fs.${f}`, jest.spyOn(fs, f)] as const),
+    ...(['open', 'readFile', 'writeFile', 'mkdir', 'readdir', 'rm', 'rename'] as const).map((f) => [`fs.promises.${f}`, jest.spyOn(fsp, f)] as const),
+    ...(['spawn', 'exec', 'execFile', 'spawnSync', 'execSync'] as const).map((f) => [`child_process.${f}`, jest.spyOn(childProcess, f)] as const),
+  ];
+  try {
+    for (const sample of samples) {
+      const execution = await tool.resolveExecution(sample as never);
+      if (execution.isError) throw new Error(`${tool.name} refused its sample ${JSON.stringify(sample)}: ${String(execution.output)}`);
+      expect(typeof execution.approvalRule).toBe('string');
+      if (execution.display) expect(ToolInputDisplaySchema.safeParse(execution.display).success).toBe(true);
+    }
+    return spies.filter(([, spy]) => spy.mock.calls.length > 0).map(([label]) => label);
+  } finally {
+    for (const [, spy] of spies) spy.mockRestore();
+  }
+}
