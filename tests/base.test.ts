@@ -1,6 +1,6 @@
 import { Emitter } from '../src/base/event';
 import { DisposableStore, toDisposable } from '../src/base/lifecycle';
-import { closestMatch, editDistance, formatBytes } from '../src/base/strings';
+import { closestMatch, editDistance, formatBytes, formatCount } from '../src/base/strings';
 
 describe('closestMatch()', () => {
   test.each<[string, string[], string | undefined]>([
@@ -62,4 +62,8 @@ test('DisposableStore disposes in reverse order, once, and reports failures afte
   expect(order).toEqual(['c', 'b', 'a']);
   store.add(toDisposable(() => order.push('late')));
   expect(order).toEqual(['c', 'b', 'a', 'late']);
+});
+
+test('formatCount groups thousands', () => {
+  expect([0, 999, 1000, 1234567, -50000, 12.5].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567', '-50,000', '12.5']);
 });

@@ -39,7 +39,10 @@ export function closestMatch(input: string, candidates: Iterable<string>): strin
 
 /** `1,234,567` */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  // Not toLocaleString: its first call initialises ICU, which costs ~10 ms.
+  const [whole, fraction] = String(Math.abs(n)).split('.') as [string, string | undefined];
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${n < 0 ? '-' : ''}${grouped}${fraction !== undefined ? '.' + fraction : ''}`;
 }
 
 /** `12.3 MB` */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 /**
  * Streaming line windows over a file: the first N lines from a start line, or the last N lines,
  * without reading the whole file into memory. Lines are capped before decoding, so a file with
@@ -44,8 +45,6 @@ const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 
-const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const lenientDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export function renderedLength(line: WindowLine): number {
   return String(line.n).length + 1 + line.text.length;
@@ -69,15 +68,10 @@ class Collector {
       bytes = bytes.subarray(0, bytes.length - 1);
       this.crlfLines++;
     }
-    let text: string;
-    let invalidUtf8 = false;
-    try {
-      text = strictDecoder.decode(bytes);
-    } catch {
-      text = lenientDecoder.decode(bytes);
-      // A cut can split a character; only a fully kept line is judged.
-      invalidUtf8 = !cut || text.slice(0, -1).includes('\uFFFD');
-    }
+    // toString never throws; a U+FFFD in the result is the only sign the bytes may be invalid.
+    const text = bytes.toString('utf8');
+    // A cut can split the last character; only the rest of a cut line is judged.
+    const invalidUtf8 = text.includes('\uFFFD') && !isUtf8(cut ? bytes.subarray(0, Math.max(0, bytes.length - 4)) : bytes);
     return this.offerText(n, text, cut ? totalBytes : undefined, invalidUtf8);
   }
 
@@ -118,37 +112,23 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('Aborted');
 }
 
-/** Keeps the first `cap` bytes of the current line and its total length. */
-class LineAccumulator {
-  private parts: Buffer[] = [];
-  private keptBytes = 0;
-  totalBytes = 0;
-
-  constructor(private readonly cap: number) {}
-
-  append(segment: Buffer, keep: boolean): void {
-    this.totalBytes += segment.length;
-    if (!keep || this.keptBytes >= this.cap) return;
-    const room = this.cap - this.keptBytes;
-    // Copy: the chunk buffer is reused for the next read.
-    const piece = Buffer.from(segment.subarray(0, Math.min(room, segment.length)));
-    this.parts.push(piece);
-    this.keptBytes += piece.length;
+function countNewlinesIn(chunk: Buffer, from: number, to: number): number {
+  let count = 0;
+  let at = chunk.indexOf(NEWLINE, from);
+  while (at >= 0 && at < to) {
+    count++;
+    at = chunk.indexOf(NEWLINE, at + 1);
   }
-
-  take(): { kept: Buffer; totalBytes: number } {
-    const kept = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.keptBytes);
-    const totalBytes = this.totalBytes;
-    this.parts = [];
-    this.keptBytes = 0;
-    this.totalBytes = 0;
-    return { kept, totalBytes };
-  }
+  return count;
 }
 
 /**
- * Lines from `startLine` (1-based) of the byte range [from, size), numbered from `firstNumber`.
- * When `countAll` is set, it keeps scanning after the window is full to count every line.
+ * Lines from `startLine` (1-based) of the byte range [from, size). When `countAll` is set, it
+ * keeps scanning after the window is full to count every line.
+ *
+ * Complete lines that lie inside one chunk are decoded together, one string per run of lines,
+ * so the per-line work is a newline search and a split; only lines that cross a chunk boundary
+ * or exceed the byte cap are handled one by one.
  */
 export async function readForward(
   handle: ReadableHandle,
@@ -156,16 +136,24 @@ export async function readForward(
   options: LineWindowOptions & { readonly startLine: number; readonly countAll: boolean; readonly from?: number },
 ): Promise<LineWindow> {
   const collector = new Collector(options);
-  const line = new LineAccumulator(byteCap(options));
+  const cap = byteCap(options);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let position = options.from ?? 0;
-  let lineNo = 1;
+  let lineNo = 1; // the number of the line that starts at the scan point
   let newlines = 0;
-  let collecting = options.startLine <= 1;
   let done = false;
   let lastByteWasNewline = false;
+  // A line that began in an earlier chunk: its first `cap` bytes (copied) and its total length.
+  let carry: Buffer[] = [];
+  let carryKept = 0;
+  let carryTotal = -1; // -1: no line is carried
 
-  while (position < size) {
+  const wants = () => !done && lineNo >= options.startLine;
+  const offerOne = (bytes: Buffer, total: number) => {
+    if (!collector.offerBytes(lineNo, bytes, total)) done = true;
+  };
+
+  while (position < size && !(done && !options.countAll)) {
     throwIfAborted(options.signal);
     const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, size - position), position);
     if (bytesRead === 0) break;
@@ -173,45 +161,105 @@ export async function readForward(
     const chunk = buffer.subarray(0, bytesRead);
     lastByteWasNewline = chunk[bytesRead - 1] === NEWLINE;
     if (done) {
-      // Only counting now.
-      let at = chunk.indexOf(NEWLINE);
-      while (at >= 0) {
-        newlines++;
-        at = chunk.indexOf(NEWLINE, at + 1);
-      }
+      newlines += countNewlinesIn(chunk, 0, bytesRead);
       continue;
     }
     let start = 0;
-    while (start < bytesRead) {
-      const end = chunk.indexOf(NEWLINE, start);
+    if (carryTotal >= 0) {
+      const end = chunk.indexOf(NEWLINE);
       const segmentEnd = end < 0 ? bytesRead : end;
-      line.append(chunk.subarray(start, segmentEnd), collecting);
-      if (end < 0) break;
-      newlines++;
-      const { kept, totalBytes } = line.take();
-      if (collecting && !collector.offerBytes(lineNo, kept, totalBytes)) {
-        done = true;
-        if (!options.countAll) break;
-        // Count the remaining newlines of this chunk.
-        let at = chunk.indexOf(NEWLINE, end + 1);
-        while (at >= 0) {
-          newlines++;
-          at = chunk.indexOf(NEWLINE, at + 1);
-        }
-        break;
+      if (wants() && carryKept < cap) {
+        const piece = Buffer.from(chunk.subarray(0, Math.min(segmentEnd, cap - carryKept)));
+        carry.push(piece);
+        carryKept += piece.length;
       }
+      carryTotal += segmentEnd;
+      if (end < 0) continue;
+      newlines++;
+      if (wants()) offerOne(Buffer.concat(carry, carryKept), carryTotal);
       lineNo++;
-      if (lineNo >= options.startLine) collecting = true;
+      carry = [];
+      carryKept = 0;
+      carryTotal = -1;
       start = end + 1;
     }
-    if (done && !options.countAll) break;
+    // A run of complete, short lines waiting to be decoded together.
+    let runStart = -1;
+    let runEnd = -1;
+    let runFirst = 0;
+    const flushRun = () => {
+      if (runStart < 0) return;
+      const first = runFirst;
+      const from = runStart;
+      const to = runEnd;
+      runStart = -1;
+      if (done) return;
+      const text = chunk.toString('utf8', from, to);
+      if (text.includes('\uFFFD')) {
+        // Rare: some line may hold invalid UTF-8; judge the lines one by one on their bytes.
+        let at = from;
+        for (let n = first; at <= to && !done; n++) {
+          const nl = chunk.indexOf(NEWLINE, at);
+          const lineEnd = nl < 0 || nl > to ? to : nl;
+          if (!collector.offerBytes(n, chunk.subarray(at, lineEnd), lineEnd - at)) done = true;
+          at = lineEnd + 1;
+        }
+        return;
+      }
+      const lines = text.split('\n');
+      for (let i = 0; i < lines.length; i++) {
+        let line = lines[i]!;
+        if (line.endsWith('\r')) {
+          line = line.slice(0, -1);
+          collector.crlfLines++;
+        }
+        if (!collector.offerText(first + i, line, undefined)) {
+          done = true;
+          return;
+        }
+      }
+    };
+    while (start < bytesRead) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end < 0) {
+        flushRun();
+        if (wants()) {
+          carry = [Buffer.from(chunk.subarray(start, Math.min(bytesRead, start + cap)))];
+          carryKept = carry[0]!.length;
+        }
+        carryTotal = bytesRead - start;
+        break;
+      }
+      newlines++;
+      if (wants()) {
+        if (end - start <= cap) {
+          if (runStart < 0) {
+            runStart = start;
+            runFirst = lineNo;
+          }
+          runEnd = end;
+          // Decode as soon as the run can fill the window, so a full window stops the scan early.
+          if (lineNo - runFirst + 1 >= options.maxLines - collector.lines.length) flushRun();
+        } else {
+          flushRun();
+          if (!done) offerOne(chunk.subarray(start, start + cap), end - start);
+        }
+      }
+      lineNo++;
+      start = end + 1;
+      if (done) {
+        if (!options.countAll) break;
+        newlines += countNewlinesIn(chunk, start, bytesRead);
+        break;
+      }
+    }
+    flushRun();
   }
 
   const atEof = position >= size;
-  if (!done && atEof && line.totalBytes > 0) {
+  if (!done && atEof && carryTotal > 0) {
     // The last line has no trailing newline.
-    const { kept, totalBytes } = line.take();
-    if (collecting) collector.offerBytes(lineNo, kept, totalBytes);
+    if (wants()) offerOne(Buffer.concat(carry, carryKept), carryTotal);
   }
   let totalLines: number | undefined;
   if (atEof && (options.countAll || !done)) {

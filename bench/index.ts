@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { activationBench } from './activation.bench';
+import { readBench } from './read.bench';
+
+/** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
+const BENCHES: Record<string, () => Promise<void>> = {
+  activation: activationBench,
+  read: readBench,
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in BENCHES));
+  if (unknown.length > 0) {
+    console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}.`);
+    process.exitCode = 2;
+    return;
+  }
+  console.log(`# toolhost benchmarks — Node ${process.version}, ${new Date().toISOString()}`);
+  for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) await BENCHES[name]!();
+}
+
+void main();

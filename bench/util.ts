@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function fmt(n: number, digits = 2): string {
+  return n.toFixed(digits);
+}
+
+export function nowMs(): number {
+  return performance.now();
+}
+
+export interface ProcessMeasure {
+  /** Wall time from spawn to exit, ms. */
+  readonly wallMs: number;
+  /** Peak resident set size, MB (from /usr/bin/time when available). */
+  readonly peakRssMb?: number;
+  readonly stdout: string;
+}
+
+const GNU_TIME = '/usr/bin/time';
+
+/** Runs a command (stdout captured) and measures wall time and, with GNU time, peak RSS. */
+export function measureProcess(command: string, args: readonly string[]): Promise<ProcessMeasure> {
+  const useTime = fs.existsSync(GNU_TIME);
+  const file = useTime ? GNU_TIME : command;
+  const fullArgs = useTime ? ['-f', '__RSS__%M', command, ...args] : [...args];
+  return new Promise((resolve, reject) => {
+    const start = nowMs();
+    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = nowMs() - start;
+      if (code !== 0) return reject(new Error(`${command} exited ${code}: ${stderr}`));
+      const rss = /__RSS__(\d+)/.exec(stderr);
+      resolve({ wallMs, peakRssMb: rss ? Number(rss[1]) / 1024 : undefined, stdout });
+    });
+  });
+}
+
+export function benchDir(): string {
+  const dir = nodePath.join(os.tmpdir(), 'toolhost-bench');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
