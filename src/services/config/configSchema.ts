@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tryParseRule } from '../../tool/ruleMatch';
 
 /**
  * toolhost.json. Every object is strict: an unknown key is an error that names its path, so a
@@ -39,15 +40,54 @@ export const ReadConfigSchema = z.strictObject({
     .describe('Files up to this size get an exact total line count; larger files are not scanned whole.'),
 });
 
+/** An approval rule; a malformed one is a config error, not a rule that silently never matches. */
+const ApprovalRule = z.string().superRefine((text, ctx) => {
+  const parsed = tryParseRule(text);
+  if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+});
+
+export const ApprovalConfigSchema = z.strictObject({
+  allow: z.array(ApprovalRule).default([]).describe('Calls these rules cover run without asking.'),
+  ask: z.array(ApprovalRule).default([]).describe('Calls these rules match always ask, even when an allow rule covers them.'),
+  deny: z.array(ApprovalRule).default([]).describe('Calls these rules match are refused.'),
+});
+
+export const DEFAULT_TOOL_RESULT_MAX_CHARS = 50_000;
+export const DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS = 10_000_000;
+
+export const ToolResultConfigSchema = z.strictObject({
+  maxChars: z.number().int().min(5_000).default(DEFAULT_TOOL_RESULT_MAX_CHARS).describe('Longer tool output is saved to a file and replaced by a pointer.'),
+  maxRetainedChars: z
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS)
+    .describe('At most this much of a long output is saved.'),
+});
+
+export const ExecutorConfigSchema = z.strictObject({
+  abortGraceMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(60_000)
+    .default(2_000)
+    .describe('After an abort, a tool that has not stopped is given up on after this long.'),
+});
+
 export const ToolhostConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   tools: ToolsConfigSchema.prefault({}),
   profile: z.string().min(1).optional().describe('The profile agents use unless told otherwise.'),
   profiles: z.record(z.string().min(1), ToolPolicyConfigSchema).default({}),
   read: ReadConfigSchema.prefault({}),
+  approval: ApprovalConfigSchema.prefault({}),
+  toolResult: ToolResultConfigSchema.prefault({}),
+  executor: ExecutorConfigSchema.prefault({}),
 });
 
 export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;
 export type ToolhostConfigInput = z.input<typeof ToolhostConfigSchema>;
 export type ToolPolicyConfig = z.output<typeof ToolPolicyConfigSchema>;
 export type ReadConfig = z.output<typeof ReadConfigSchema>;
+export type ApprovalConfig = z.output<typeof ApprovalConfigSchema>;
