@@ -64,6 +64,9 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
 
   private async ask(call: ToolCallInfo): Promise<ApprovalReview> {
     if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
+    // An answer to an earlier request ("approve for this session") may cover this call by now.
+    const now = this.evaluate(call);
+    if (now.kind === 'allow') return { approved: true, decision: now };
     const description = call.execution.description ?? `Run ${call.name}`;
     let response;
     try {
