@@ -23,6 +23,8 @@ describe('configuration', () => {
       tools: { enabled: [], disabled: [] },
       profiles: {},
       read: { maxChars: 50_000, maxLines: 2_000, maxLineChars: 2_000, lineCountMaxBytes: 32 * 1024 * 1024 },
+      edit: { maxFileBytes: 128 * 1024 * 1024 },
+      staleGuard: { enabled: true },
     });
   });
 
@@ -41,7 +43,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, edit, staleGuard)',
     );
   });
 
