@@ -57,9 +57,13 @@ export function spellingsFor(oldString: string, newString: string, style: LineEn
   return tries.filter((s, i) => tries.findIndex((t) => t.oldText === s.oldText) === i);
 }
 
-export function listLines(lines: readonly number[], total: number): string {
-  const shown = lines.slice(0, LISTED_LINES).join(', ');
-  return total > LISTED_LINES ? `${shown} and ${formatCount(total - LISTED_LINES)} more` : shown;
+/** `line 4` or `lines 1, 3, 5 and 12 more`: the distinct lines of ascending line numbers. */
+export function describeLines(lines: readonly number[]): string {
+  const distinct = lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
+  if (distinct.length === 1) return `line ${distinct[0]}`;
+  const shown = distinct.slice(0, LISTED_LINES).join(', ');
+  const more = distinct.length - LISTED_LINES;
+  return `lines ${shown}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
 }
 
 @injectable()
@@ -155,9 +159,8 @@ export class EditTool implements ExecutableTool<EditInput> {
     }
     if (!input.replace_all && chosen.offsets.length > 1) {
       const all = findOccurrences(bytes, needle, { overlapping: true });
-      const lines = lineNumbersAt(bytes, all.slice(0, LISTED_LINES));
       return toolError(
-        `old_string occurs ${formatCount(all.length)} times in "${shown}" (at lines ${listLines(lines, all.length)}). ` +
+        `old_string occurs ${formatCount(all.length)} times in "${shown}" (at ${describeLines(lineNumbersAt(bytes, all))}). ` +
           `Add more surrounding lines to old_string so that it matches exactly one place, or set replace_all to true to replace all ${formatCount(all.length)}.`,
       );
     }
@@ -187,8 +190,7 @@ export class EditTool implements ExecutableTool<EditInput> {
     const after = await fs.stat(path).catch(() => undefined);
     this.fileState.record(path, { size: written.bytes, mtimeMs: after?.mtimeMs ?? 0, ctimeMs: after?.ctimeMs ?? 0, sha256: written.sha256 }, generation);
 
-    const lines = lineNumbersAt(bytes, offsets.slice(0, LISTED_LINES));
-    const where = offsets.length === 1 ? `line ${lines[0]}` : `lines ${listLines(lines, offsets.length)}`;
+    const where = describeLines(lineNumbersAt(bytes, offsets));
     const count = offsets.length === 1 ? '1 occurrence' : `${formatCount(offsets.length)} occurrences`;
     const endings =
       spelling.converted === 'crlf' && spelling.newText !== input.new_string ? ' Line breaks in new_string were written as CRLF, like the rest of the file.' : '';
