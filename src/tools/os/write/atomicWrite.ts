@@ -44,10 +44,9 @@ export function* stringPieces(text: string, size = STRING_CHUNK_CHARS): Generato
   let start = 0;
   while (start < text.length) {
     let end = Math.min(text.length, start + size);
-    if (end < text.length && end - start > 1) {
-      const last = text.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end--;
-    }
+    const last = text.charCodeAt(end - 1);
+    // A high surrogate at the end goes with its low surrogate: into the next piece, or this one if it is alone.
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - start > 1 ? -1 : 1;
     yield text.slice(start, end);
     start = end;
   }
