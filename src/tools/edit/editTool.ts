@@ -211,7 +211,8 @@ export class EditTool implements ExecutableTool<EditInput> {
       const near = findNearMatch(text, input.old_string);
       parts.push(near ? describeNearMatch(near, text) : 'No similar text was found either. The file may differ from what you expect: Read it again and copy old_string exactly from it.');
     }
-    if (input.new_string.length > 0) {
+    // Only a distinctive new_string says something when found (a lone "}" is everywhere).
+    if (input.new_string.trim().length >= 8) {
       const spelled = spellingsFor(input.new_string, '', style)[0]!.oldText;
       const at = bytes.indexOf(Buffer.from(spelled, 'utf8'));
       if (at >= 0) parts.push(`Note: new_string already appears in the file at line ${lineNumbersAt(bytes, [at])[0]}; the change may have been made already.`);
