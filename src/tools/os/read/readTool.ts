@@ -113,6 +113,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
       let window: LineWindow;
       if (encoding.kind === 'utf16le' || encoding.kind === 'utf16be') {
         if (size > UTF16_MAX_BYTES) {
+          await seen();
           return toolError(
             `"${shown}" is UTF-16 text of ${formatBytes(size)}; Read converts UTF-16 files of up to ${formatBytes(UTF16_MAX_BYTES)}. ` +
               `Convert it to UTF-8 first, e.g. with Bash: iconv -f UTF-16 -t UTF-8.`,

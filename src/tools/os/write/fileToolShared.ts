@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
 import type { CurrentFileState } from '../../../services/fileState/fileState';
-import { sha256Hex, sha256OfFile } from '../../../services/fileState/fileHash';
+import { sha256OfFile } from '../../../services/fileState/fileHash';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
 
 /** Characters of content a display (approval prompt, UI) carries at most, per field. */
@@ -28,13 +28,8 @@ export async function statIfExists(fs: RuntimeFs, path: string): Promise<Stats |
 }
 
 /** The state the stale-write guard compares, hashing the file only if it is asked to. */
-export function currentStateOf(fs: RuntimeFs, path: string, stat: Stats, signal?: AbortSignal, content?: Buffer): CurrentFileState {
-  return {
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    ctimeMs: stat.ctimeMs,
-    sha256: () => (content ? Promise.resolve(sha256Hex(content)) : sha256OfFile(fs, path, signal)),
-  };
+export function currentStateOf(fs: RuntimeFs, path: string, stat: Stats, signal?: AbortSignal): CurrentFileState {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: () => sha256OfFile(fs, path, signal) };
 }
 
 /** A file-system error as a sentence for the model. `action` is e.g. `write "a.txt"`. */
