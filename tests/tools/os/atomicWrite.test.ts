@@ -36,6 +36,25 @@ describe('writeFileAtomic', () => {
     expect(listing()).toEqual(['a.txt']);
   });
 
+  test('an abort half-way leaves the target untouched and no temporary file', async () => {
+    writeFiles(dir.path, { 'a.txt': 'old' });
+    const controller = new AbortController();
+    await expect(
+      writeFileAtomic(
+        localFs,
+        at('a.txt'),
+        async (sink) => {
+          await sink.write(Buffer.alloc(1024 * 1024, 'n'));
+          controller.abort(new Error('stop'));
+          await sink.write(Buffer.alloc(1024 * 1024, 'n'));
+        },
+        { signal: controller.signal },
+      ),
+    ).rejects.toThrow('stop');
+    expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe('old');
+    expect(listing()).toEqual(['a.txt']);
+  });
+
   test('a missing parent directory is an error, and nothing is left behind', async () => {
     await expect(writeFileAtomic(localFs, at('no/such/a.txt'), (sink) => sink.write('x'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(listing()).toEqual([]);
@@ -177,10 +196,11 @@ const agent = app.createAgent({ cwd });
   });
 });
 
-describe('a Write that hits the file-size limit (as with a full disk)', () => {
+describe('a Write or Edit that hits the file-size limit (as with a full disk)', () => {
   test('fails cleanly: the target is untouched, a new file is not created, no temporary file is left', async () => {
     const old = 'small and intact\n';
-    writeFiles(dir.path, { 'a.txt': old });
+    const edited = `${'c'.repeat(150 * 1024)}MARK\n`;
+    writeFiles(dir.path, { 'a.txt': old, 'c.txt': edited });
     // ulimit -f caps the size of any file the process writes; with SIGXFSZ handled, write() fails with EFBIG.
     const script = `${CALL_TOOLS}
 process.on('SIGXFSZ', () => {});
@@ -191,7 +211,9 @@ const agent = app.createAgent({ cwd });
   await call(agent, 'Read', { path: 'a.txt' });
   const overwrite = await call(agent, 'Write', { path: 'a.txt', content: 'x'.repeat(1024 * 1024) });
   const create = await call(agent, 'Write', { path: 'b.txt', content: 'y'.repeat(1024 * 1024) });
-  process.stdout.write('DONE ' + JSON.stringify([overwrite, create]) + '\\n');
+  await call(agent, 'Read', { path: 'c.txt' });
+  const edit = await call(agent, 'Edit', { path: 'c.txt', old_string: 'MARK', new_string: 'z'.repeat(100 * 1024) });
+  process.stdout.write('DONE ' + JSON.stringify([overwrite, create, edit]) + '\\n');
   await app.dispose();
 })();
 `;
@@ -199,9 +221,11 @@ const agent = app.createAgent({ cwd });
     expect(JSON.parse(await waitForLine(child, 'DONE '))).toEqual([
       { output: 'Cannot write "a.txt": the file would exceed the maximum file size allowed. The file was left unchanged.', isError: true },
       { output: 'Cannot write "b.txt": the file would exceed the maximum file size allowed. Nothing was written.', isError: true },
+      { output: 'Cannot write "c.txt": the file would exceed the maximum file size allowed. The file was left unchanged.', isError: true },
     ]);
     expect(await exited(child)).toBe(0);
     expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe(old);
-    expect(listing()).toEqual(['a.txt']);
+    expect(fs.readFileSync(at('c.txt'), 'utf8')).toBe(edited);
+    expect(listing()).toEqual(['a.txt', 'c.txt']);
   });
 });

@@ -1,12 +1,11 @@
 import * as fs from 'node:fs';
-import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
-import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
-import type { Runtime, RuntimeFs } from '../../../src/services/runtime/runtime';
+import type { Runtime } from '../../../src/services/runtime/runtime';
 import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { fsErrorMessage } from '../../../src/tools/os/write/fileToolShared';
 import { callTool, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 
@@ -136,56 +135,21 @@ describe('Write errors', () => {
     expect(await write({ path, content: 'data' })).toEqual({ output: message, isError: true });
     expect(listing()).toEqual(before);
   });
+});
 
-  test('a failure while writing removes the temporary file and leaves the target untouched', async () => {
-    writeFiles(dir.path, { 'a.txt': 'original' });
-    let writes = 0;
-    // The local file system, except that the second write to a file handle fails with ENOSPC.
-    const base = createLocalRuntime();
-    const openFailing: RuntimeFs['open'] = async (...args: Parameters<RuntimeFs['open']>) => {
-      const handle = await fsp.open(...args);
-      const realWrite = handle.write.bind(handle) as (...a: unknown[]) => Promise<unknown>;
-      Object.assign(handle, {
-        write: async (...a: unknown[]) => {
-          if (++writes === 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-          return realWrite(...a);
-        },
-      });
-      return handle;
-    };
-    await app.dispose();
-    open({}, { ...base, name: 'full-disk', fs: { ...base.fs!, open: openFailing } });
-    await readFirst('a.txt');
-    const result = await write({ path: 'a.txt', content: 'y'.repeat(3 * 1024 * 1024) });
-    expect(result).toEqual({ output: 'Cannot write "a.txt": no space left on the device. The file was left unchanged.', isError: true });
-    expect(writes).toBe(2);
-    expect(contentOf('a.txt')).toBe('original');
-    expect(listing()).toEqual(['a.txt']);
-  });
-
-  test('an abort while writing removes the temporary file and leaves the target untouched', async () => {
-    writeFiles(dir.path, { 'a.txt': 'original' });
-    const controller = new AbortController();
-    const base = createLocalRuntime();
-    const openAborting: RuntimeFs['open'] = async (...args: Parameters<RuntimeFs['open']>) => {
-      const handle = await fsp.open(...args);
-      const realWrite = handle.write.bind(handle) as (...a: unknown[]) => Promise<unknown>;
-      Object.assign(handle, {
-        write: async (...a: unknown[]) => {
-          const result = await realWrite(...a);
-          controller.abort(new Error('aborted by the test'));
-          return result;
-        },
-      });
-      return handle;
-    };
-    await app.dispose();
-    open({}, { ...base, name: 'aborting', fs: { ...base.fs!, open: openAborting } });
-    await readFirst('a.txt');
-    await expect(callTool(agent, 'Write', { path: 'a.txt', content: 'y'.repeat(3 * 1024 * 1024) }, controller.signal)).rejects.toThrow('aborted by the test');
-    expect(contentOf('a.txt')).toBe('original');
-    expect(listing()).toEqual(['a.txt']);
-  });
+test.each<[string | undefined, string]>([
+  ['EACCES', 'Cannot write "a.txt": permission denied.'],
+  ['EPERM', 'Cannot write "a.txt": permission denied.'],
+  ['ENOSPC', 'Cannot write "a.txt": no space left on the device.'],
+  ['EDQUOT', 'Cannot write "a.txt": the disk quota is exceeded.'],
+  ['EFBIG', 'Cannot write "a.txt": the file would exceed the maximum file size allowed.'],
+  ['EROFS', 'Cannot write "a.txt": the file system is read-only.'],
+  ['ENAMETOOLONG', 'Cannot write "a.txt": the file name is too long.'],
+  ['EIO', 'Cannot write "a.txt": EIO: i/o error'],
+  [undefined, 'Cannot write "a.txt": EIO: i/o error'],
+])('file-system error %s reads as a sentence', (code, message) => {
+  const error = Object.assign(new Error('EIO: i/o error'), code ? { code } : {});
+  expect(fsErrorMessage('write "a.txt"', error)).toBe(message);
 });
 
 describe('Write resolution', () => {
