@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { filesBench } from './files.bench';
 import { readBench } from './read.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
   read: readBench,
+  files: filesBench,
 };
 
 async function main(): Promise<void> {

@@ -77,7 +77,15 @@ export { IAgentToolPolicyService } from './toolPolicy/toolPolicy';
 // Services: contracts and identifiers
 export { IConfigService, IInitialConfig } from './services/config/config';
 export { ConfigError, parseConfig, loadConfigFile, loadConfigFor, CONFIG_FILE_NAME, type ConfigIssue } from './services/config/configLoader';
-export { ToolhostConfigSchema, type ToolhostConfig, type ToolhostConfigInput, type ReadConfig, type ToolPolicyConfig } from './services/config/configSchema';
+export {
+  ToolhostConfigSchema,
+  type ToolhostConfig,
+  type ToolhostConfigInput,
+  type ReadConfig,
+  type EditConfig,
+  type StaleGuardConfig,
+  type ToolPolicyConfig,
+} from './services/config/configSchema';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
 export { IAgentWorkspaceService, IAgentOptions, type AgentOptions } from './services/workspace/workspace';
@@ -107,6 +115,17 @@ export {
 export { builtinFeatures, createOsToolsFeature } from './tools/builtinFeatures';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
+export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';
+export { WriteInputSchema, type WriteInput } from './tools/os/write/write';
+export { writeFileAtomic, type AtomicWriteSink, type AtomicWriteOptions, type AtomicWriteResult } from './tools/os/write/atomicWrite';
+export { EditTool, IEditTool, editTool } from './tools/edit/editTool';
+export { EditInputSchema, type EditInput } from './tools/edit/edit';
+export {
+  IAgentFileStateService,
+  type FileSnapshot,
+  type CurrentFileState,
+  type StaleWriteCheck,
+} from './services/fileState/fileState';
 
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';

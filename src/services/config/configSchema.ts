@@ -37,7 +37,25 @@ export const ReadConfigSchema = z.strictObject({
     .int()
     .nonnegative()
     .default(DEFAULT_READ_LINE_COUNT_MAX_BYTES)
-    .describe('Files up to this size get an exact total line count; larger files are not scanned whole.'),
+    .describe('Files up to this size are scanned whole: an exact total line count, and a content hash for the stale-write guard.'),
+});
+
+export const DEFAULT_EDIT_MAX_FILE_BYTES = 128 * 1024 * 1024;
+
+export const EditConfigSchema = z.strictObject({
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_EDIT_MAX_FILE_BYTES)
+    .describe('Edit refuses files larger than this (it holds the file in memory once while it edits).'),
+});
+
+export const StaleGuardConfigSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe('Refuse Write and Edit on an existing file this agent has not read, or that changed on disk since.'),
 });
 
 /** An approval rule; a malformed one is a config error, not a rule that silently never matches. */
@@ -84,6 +102,8 @@ export const ToolhostConfigSchema = z.strictObject({
   approval: ApprovalConfigSchema.prefault({}),
   toolResult: ToolResultConfigSchema.prefault({}),
   executor: ExecutorConfigSchema.prefault({}),
+  edit: EditConfigSchema.prefault({}),
+  staleGuard: StaleGuardConfigSchema.prefault({}),
 });
 
 export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;
@@ -91,3 +111,5 @@ export type ToolhostConfigInput = z.input<typeof ToolhostConfigSchema>;
 export type ToolPolicyConfig = z.output<typeof ToolPolicyConfigSchema>;
 export type ReadConfig = z.output<typeof ReadConfigSchema>;
 export type ApprovalConfig = z.output<typeof ApprovalConfigSchema>;
+export type EditConfig = z.output<typeof EditConfigSchema>;
+export type StaleGuardConfig = z.output<typeof StaleGuardConfigSchema>;
