@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
 import { readBench } from './read.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  executor: executorBench,
   read: readBench,
   files: filesBench,
 };
