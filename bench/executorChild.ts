@@ -5,7 +5,6 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { injectable } from 'inversify';
 import { createApp } from '../src/scopes/appScope';
-import { Feature } from '../src/scopes/feature';
 import { createServiceId } from '../src/scopes/serviceId';
 import { registerAgentToolService } from '../src/scopes/toolContribution';
 import { ToolAccesses } from '../src/tool/accesses';
