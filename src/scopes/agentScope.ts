@@ -65,6 +65,7 @@ export class Agent {
   readonly id: string;
   private readonly disposables = new DisposableStore();
   private disposed = false;
+  private started = false;
 
   constructor(
     private readonly host: AgentHost,
@@ -105,6 +106,8 @@ export class Agent {
       }),
     );
     this.get(IAgentToolActivationService).recompute();
+    this.started = true;
+    for (const feature of host.features) this.startFeature(feature);
   }
 
   get<T>(id: ServiceIdentifier<T>): T {
@@ -130,6 +133,12 @@ export class Agent {
   /** @internal Loads a feature's Agent-scope bindings (when a feature is added to the App). */
   loadFeature(feature: Feature): void {
     if (feature.agentModule) this.container.load(feature.agentModule);
+    if (this.started) this.startFeature(feature);
+  }
+
+  /** Resolves the feature's startup services (they act on their own once constructed). */
+  private startFeature(feature: Feature): void {
+    for (const id of feature.agentStartupServices) this.container.get(id);
   }
 
   /** @internal */

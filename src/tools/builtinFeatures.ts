@@ -1,4 +1,5 @@
 import { Feature } from '../scopes/feature';
+import { createMcpFeature } from '../services/mcp/mcpFeature';
 import { AgentFileStateService } from '../services/fileState/agentFileStateService';
 import { IAgentFileStateService } from '../services/fileState/fileState';
 import { editTool } from './edit/editTool';
@@ -19,5 +20,5 @@ export function createOsToolsFeature(): Feature {
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {
-  return [createOsToolsFeature()];
+  return [createOsToolsFeature(), createMcpFeature()];
 }

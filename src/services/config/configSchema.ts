@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServersConfigSchema } from '../../mcp/mcpConfig';
 import { tryParseRule } from '../../tool/ruleMatch';
 
 /**
@@ -104,6 +105,7 @@ export const ToolhostConfigSchema = z.strictObject({
   executor: ExecutorConfigSchema.prefault({}),
   edit: EditConfigSchema.prefault({}),
   staleGuard: StaleGuardConfigSchema.prefault({}),
+  mcpServers: McpServersConfigSchema.default({}).describe('MCP servers whose tools the agents use, by name.'),
 });
 
 export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;

@@ -1,0 +1,22 @@
+import { Feature } from '../../scopes/feature';
+import { IAgentMcpService } from './agentMcp';
+import { AgentMcpService } from './agentMcpService';
+import { IMcpClientOptions, IMcpConnectionManager } from './mcpConnections';
+import { McpConnectionManager } from './mcpConnectionManager';
+
+/**
+ * MCP servers as a tool source: the App's connection manager (config `mcpServers`) and, in every
+ * agent, the service that registers the ready servers' tools.
+ */
+export function createMcpFeature(): Feature {
+  return new Feature('mcp')
+    .bindApp(
+      ({ bind }) => {
+        bind(IMcpClientOptions).toConstantValue({ workingDirectory: process.cwd() });
+        bind(IMcpConnectionManager).to(McpConnectionManager).inSingletonScope();
+      },
+      [IMcpConnectionManager],
+    )
+    .bindAgent(({ bind }) => bind(IAgentMcpService).to(AgentMcpService).inSingletonScope())
+    .startWithAgent(IAgentMcpService);
+}
