@@ -127,6 +127,40 @@ export {
   type StaleWriteCheck,
 } from './services/fileState/fileState';
 
+// MCP servers as a tool source
+export { qualifyMcpToolName, sanitizeMcpNamePart, fnv1a32Hex, mcpServerToolPrefix, MAX_QUALIFIED_TOOL_NAME_LENGTH } from './mcp/toolNaming';
+export { mapMcpCallResult, mapMcpContentBlock, type McpCallToolAnswer } from './mcp/callResult';
+export {
+  McpServerConfigSchema,
+  McpServersConfigSchema,
+  DEFAULT_MCP_TIMEOUT_MS,
+  DEFAULT_MCP_STARTUP_TIMEOUT_MS,
+  type McpServerConfig,
+  type McpServerConfigInput,
+  type McpServersConfig,
+  type McpTransportKind,
+} from './mcp/mcpConfig';
+export { expandEnvReferences } from './mcp/envExpansion';
+export {
+  IMcpConnectionManager,
+  IMcpClientOptions,
+  McpCallError,
+  MAX_MCP_TOOL_DESCRIPTION_CHARS,
+  type McpClientOptions,
+  type McpServerState,
+  type McpServerStatus,
+  type McpToolDefinition,
+  type McpWarning,
+  type McpWarningCode,
+  type McpToolCollision,
+  type McpProgress,
+  type McpCallOptions,
+  type McpCallErrorKind,
+} from './services/mcp/mcpConnections';
+export { IAgentMcpService, type McpToolInfo, type McpToolsChange } from './services/mcp/agentMcp';
+export { McpTool } from './services/mcp/mcpTool';
+export { createMcpFeature } from './services/mcp/mcpFeature';
+
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
 export { DisposableStore, toDisposable, type IDisposable } from './base/lifecycle';

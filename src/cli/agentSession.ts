@@ -1,4 +1,6 @@
 import type { Container } from 'inversify';
+import { IAgentMcpService } from '../services/mcp/agentMcp';
+import { IMcpClientOptions } from '../services/mcp/mcpConnections';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
@@ -11,13 +13,21 @@ export interface AgentSession {
   readonly app: App;
   readonly agent: Agent;
   readonly workspace: ResolvedWorkspace;
+  /** Waits until no MCP server is still starting (each is bounded by its startupTimeoutMs), or Ctrl-C. */
+  whenMcpSettled(): Promise<void>;
   dispose(): Promise<void>;
 }
 
 /** An App with every builtin feature and one agent for the flags' workspace and profile. */
 export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (agent: Container) => void): AgentSession {
   const workspace = resolveWorkspace(flags, io);
-  const app = createApp({ config: workspace.config });
+  const app = createApp({
+    config: workspace.config,
+    // MCP stdio servers start in the workspace, and relative `cwd`s resolve there.
+    overrides: (container) => {
+      if (container.isBound(IMcpClientOptions)) container.rebind(IMcpClientOptions).toConstantValue({ workingDirectory: workspace.cwd });
+    },
+  });
   let agent: Agent;
   try {
     agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile, overrides });
@@ -27,7 +37,15 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
     throw error;
   }
   warnAboutInactivePatterns(app, workspace, flags.profile, io);
-  return { app, agent, workspace, dispose: () => app.dispose() };
+  const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
+  mcp?.onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
+  return {
+    app,
+    agent,
+    workspace,
+    whenMcpSettled: async () => mcp?.whenSettled(io.interrupt),
+    dispose: () => app.dispose(),
+  };
 }
 
 function warnAboutInactivePatterns(app: App, workspace: ResolvedWorkspace, profileFlag: string | undefined, io: CliIo): void {

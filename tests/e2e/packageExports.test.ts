@@ -42,9 +42,15 @@ test('the package root exports the public API', () => {
     'editTool',
     'IAgentFileStateService',
     'writeFileAtomic',
+    'qualifyMcpToolName',
+    'IMcpConnectionManager',
+    'IAgentMcpService',
+    'createMcpFeature',
+    'mapMcpCallResult',
   ];
   expect(expected.filter((name) => pkg[name] === undefined)).toEqual([]);
   expect(typeof pkg.createApp).toBe('function');
+  expect((pkg.qualifyMcpToolName as (s: string, t: string) => string)('git hub', 'create.issue')).toBe('mcp__git_hub__create_issue');
 });
 
 test('an App built from the package lists Read, Write and Edit', async () => {

@@ -16,6 +16,7 @@ export const FIXTURE_SERVER = nodePath.resolve(__dirname, '../fixtures/mcp/fixtu
 export interface FixtureOptions {
   readonly name?: string;
   readonly startDelayMs?: number;
+  readonly waitForFile?: string;
   readonly exitAtStart?: number;
   readonly exitAfterMs?: number;
   readonly manyTools?: number;

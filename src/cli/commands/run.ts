@@ -6,7 +6,7 @@ import { errorMessage } from '../../base/errors';
 import { configIssuesFromZod } from '../../services/config/configLoader';
 import type { ToolCall, ToolCallResult } from '../../services/executor/toolExecutor';
 import { ISessionInteractionService } from '../../services/interaction/interaction';
-import type { ToolOutput } from '../../tool/contract';
+import { isMcpToolName, type ToolOutput } from '../../tool/contract';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
@@ -129,6 +129,8 @@ export function runCommand(io: CliIo): Command {
         }
         drawProgress();
       });
+      // A call to an MCP tool whose server is still starting waits for the servers to settle.
+      if (calls.some((call) => isMcpToolName(call.name) && !session.agent.registry.has(call.name))) await session.whenMcpSettled();
       const results = await executor.execute(calls, { signal: io.interrupt });
       if (live) io.stderr.write('\r\x1b[2K');
       if (flags.json) {
@@ -140,6 +142,7 @@ export function runCommand(io: CliIo): Command {
           output: r.output,
           truncated: r.truncated,
           ...(r.outputPath !== undefined ? { outputPath: r.outputPath } : {}),
+          ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
         }));
         io.stdout.write(JSON.stringify({ results: json }) + '\n');
       } else {

@@ -18,6 +18,7 @@ export function toolsCommand(io: CliIo): Command {
   command.action(async (flags: ToolsFlags) => {
     const session = openAgentSession(flags, io);
     try {
+      await session.whenMcpSettled();
       const tools = session.agent.registry.list();
       if (flags.json) {
         const json = tools.map((r) => ({

@@ -335,11 +335,16 @@ export class McpServerConnection {
     const signal = options.signal;
     if (signal?.aborted) throw new McpCallError('aborted', `The call to "${tool}" on MCP server "${this.name}" was aborted.`);
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
+    // The SDK never removes the abort listener it adds to a request's signal: it gets a signal of
+    // its own per call, so a long-lived caller signal does not collect one listener per request.
+    const local = new AbortController();
+    const forward = () => local.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
     try {
       return (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
         timeout,
         resetTimeoutOnProgress: true,
-        ...(signal ? { signal } : {}),
+        signal: local.signal,
         ...(options.onProgress
           ? {
               onprogress: (p: { progress: number; total?: number; message?: string }) =>
@@ -369,6 +374,8 @@ export class McpServerConnection {
       }
       if (error instanceof McpError) throw new McpCallError('error', `MCP server "${this.name}" answered "${tool}" with an error: ${error.message}`);
       throw new McpCallError('error', `Calling "${tool}" on MCP server "${this.name}" failed: ${causeText(error)}`);
+    } finally {
+      signal?.removeEventListener('abort', forward);
     }
   }
 
