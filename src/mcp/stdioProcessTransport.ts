@@ -44,6 +44,8 @@ export class StdioProcessTransport implements Transport {
   private closed = false;
   private spawned = false;
   private closedPromise: Promise<void> | undefined;
+  /** Resolves true once the process has spawned, false when spawning failed. */
+  private spawnSettled: Promise<boolean> = Promise.resolve(false);
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {}
@@ -82,12 +84,16 @@ export class StdioProcessTransport implements Transport {
       }
       this.child = child;
       this.closedPromise = new Promise((done) => child.once('close', () => done()));
+      let settleSpawn!: (spawned: boolean) => void;
+      this.spawnSettled = new Promise((done) => (settleSpawn = done));
       child.once('spawn', () => {
         this.spawned = true;
+        settleSpawn(true);
         resolve();
       });
       child.on('error', (error) => {
         if (!this.spawned) {
+          settleSpawn(false);
           reject(error);
           this.finish();
         } else this.onerror?.(error);
@@ -151,6 +157,8 @@ export class StdioProcessTransport implements Transport {
 
   private async closeProcess(): Promise<void> {
     const child = this.child;
+    // Closing right after start(): wait until the process has spawned (or failed to).
+    if (child && !this.spawned) await this.spawnSettled;
     if (!child || !this.spawned || this.closedPromise === undefined) {
       this.finish();
       return;

@@ -5,7 +5,7 @@ import { type App, createApp } from '../../src/scopes/appScope';
 import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
 import type { ToolCallResult } from '../../src/services/executor/toolExecutor';
 import { IAgentMcpService } from '../../src/services/mcp/agentMcp';
-import { IMcpConnectionManager, type McpServerState, type McpWarning } from '../../src/services/mcp/mcpConnections';
+import { IMcpClientOptions, IMcpConnectionManager, type McpServerState, type McpWarning } from '../../src/services/mcp/mcpConnections';
 import { McpConnectionManager } from '../../src/services/mcp/mcpConnectionManager';
 import { createMcpFeature } from '../../src/services/mcp/mcpFeature';
 import type { ToolOutput } from '../../src/tool/contract';
@@ -54,10 +54,19 @@ export interface McpHarness {
 }
 
 /** An App with only the MCP feature and one agent; MCP calls are allowed by an approval rule. */
-export function openMcpHarness(options: { cwd: string; servers: Record<string, McpServerConfigInput>; config?: ToolhostConfigInput }): McpHarness {
+export function openMcpHarness(options: {
+  cwd: string;
+  servers: Record<string, McpServerConfigInput>;
+  config?: ToolhostConfigInput;
+  /** Where stdio servers start (default: the process's working directory). */
+  workingDirectory?: string;
+}): McpHarness {
   const app = createApp({
     features: [createMcpFeature()],
     config: { approval: { allow: ['mcp__*'] }, ...options.config, mcpServers: options.servers },
+    overrides: (container) => {
+      if (options.workingDirectory) container.rebind(IMcpClientOptions).toConstantValue({ workingDirectory: options.workingDirectory });
+    },
   });
   const agent = app.createAgent({ cwd: options.cwd });
   const warnings: McpWarning[] = [];

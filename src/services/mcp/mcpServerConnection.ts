@@ -1,11 +1,11 @@
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool as McpListedTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { errorMessage, isErrnoException } from '../../base/errors';
+import { errorMessage, isErrnoException, isErrorLike } from '../../base/errors';
 import type { McpCallToolAnswer } from '../../mcp/callResult';
 import { expandOrThrow } from '../../mcp/envExpansion';
 import { type McpServerConfig, type McpTransportKind, mcpTransportKind } from '../../mcp/mcpConfig';
@@ -58,18 +58,26 @@ function normalizeInputSchema(schema: McpListedTool['inputSchema'] | undefined):
   return raw;
 }
 
-function describeExit(transport: Transport | undefined): string | undefined {
+/** How a stdio server's process ended and what it last wrote on stderr (not how, when toolhost ended it). */
+function describeExit(transport: Transport | undefined, endedByUs = false): string | undefined {
   if (!(transport instanceof StdioProcessTransport)) return undefined;
-  const exit = transport.exit;
+  const exit = endedByUs ? undefined : transport.exit;
   const how = exit ? (exit.signal ? `the process was killed by ${exit.signal}` : `the process exited with code ${exit.code}`) : undefined;
   const stderr = transport.stderr;
   if (!how && !stderr) return undefined;
   return [how, stderr ? `its last stderr output:\n${stderr.replace(/^/gm, '    ')}` : undefined].filter(Boolean).join('; ');
 }
 
+const CONNECTION_ERROR_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT)$/;
+
+/** fetch() rejects with a TypeError ("fetch failed", the cause has the code) when the server cannot be reached. */
 function isConnectionFailure(error: unknown): boolean {
-  // fetch() rejects with a TypeError ("fetch failed") when the server cannot be reached.
-  return error instanceof TypeError || (isErrnoException(error) && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH)$/.test(error.code ?? ''));
+  if (!isErrorLike(error)) return false;
+  const cause = (error as { cause?: unknown }).cause;
+  if (isErrnoException(cause) && CONNECTION_ERROR_CODES.test(cause.code ?? '')) return true;
+  if (isErrnoException(error) && CONNECTION_ERROR_CODES.test(error.code ?? '')) return true;
+  // Not `instanceof TypeError`: fetch's errors may come from another realm.
+  return error.name === 'TypeError' && /fetch failed/i.test(error.message);
 }
 
 function causeText(error: unknown): string {
@@ -171,7 +179,7 @@ export class McpServerConnection {
       await client?.close().catch(() => undefined);
       await transport?.close().catch(() => undefined);
       if (generation !== this.generation) return;
-      const details = describeExit(transport);
+      const details = describeExit(transport, abort.signal.aborted);
       this.fail(
         `${reason}${details && !reason.includes(details) ? `; ${details}` : ''}`,
         'server_failed',
@@ -214,6 +222,10 @@ export class McpServerConnection {
       return `the command "${this.config.command}" was not found (ENOENT); check "command" and PATH`;
     }
     if (isErrnoException(error) && error.code === 'EACCES') return `the command "${this.config.command}" is not executable (EACCES)`;
+    if (error instanceof StreamableHTTPError && error.code !== undefined) {
+      const hint = error.code === 401 || error.code === 403 ? `; check mcpServers.${this.name}.headers` : '';
+      return `the server answered HTTP ${error.code} (${error.message})${hint}`;
+    }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return transport instanceof StdioProcessTransport ? 'the process closed the connection before initialize finished' : 'the connection closed before initialize finished';
     }
@@ -366,11 +378,11 @@ export class McpServerConnection {
         throw new McpCallError('connection_lost', `MCP server "${this.name}" stopped while "${tool}" was running: ${reason}.`);
       }
       if (this.transportKind === 'http' && isConnectionFailure(error) && this.client === client && this.state === 'ready') {
-        const reason = `it could not be reached: ${causeText(error)}`;
+        const cause = causeText(error);
         this.client = undefined;
         void client.close().catch(() => undefined);
-        this.fail(reason, 'server_stopped', (text) => `MCP server "${this.name}" stopped: ${text}. Its tools were removed; it is not restarted automatically.`);
-        throw new McpCallError('connection_lost', `MCP server "${this.name}" ${reason}.`);
+        this.fail(`it could not be reached: ${cause}`, 'server_stopped', (text) => `MCP server "${this.name}" stopped: ${text}. Its tools were removed; it is not restarted automatically.`);
+        throw new McpCallError('connection_lost', `MCP server "${this.name}" could not be reached to call "${tool}": ${cause}. Its tools were removed.`);
       }
       if (error instanceof McpError) throw new McpCallError('error', `MCP server "${this.name}" answered "${tool}" with an error: ${error.message}`);
       throw new McpCallError('error', `Calling "${tool}" on MCP server "${this.name}" failed: ${causeText(error)}`);
