@@ -28,6 +28,7 @@ describe('configuration', () => {
       executor: { abortGraceMs: 2_000 },
       edit: { maxFileBytes: 128 * 1024 * 1024 },
       staleGuard: { enabled: true },
+      mcpServers: {},
     });
   });
 
@@ -46,7 +47,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, mcpServers)',
     );
   });
 
