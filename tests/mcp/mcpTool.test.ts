@@ -1,5 +1,6 @@
-import * as childProcess from 'node:child_process';
-import * as fs from 'node:fs';
+// `import x = require()` gives the module objects themselves, whose functions jest can spy on.
+import childProcess = require('node:child_process');
+import fs = require('node:fs');
 import type { McpCallToolAnswer } from '../../src/mcp/callResult';
 import { Emitter } from '../../src/base/event';
 import { type IMcpConnectionManager, type McpCallOptions, McpCallError, type McpToolDefinition } from '../../src/services/mcp/mcpConnections';
