@@ -7,6 +7,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { errorMessage, isErrnoException, isErrorLike } from '../../base/errors';
 import type { McpCallToolAnswer } from '../../mcp/callResult';
+import { linkAbortSignal } from '../../mcp/abortLink';
 import { expandOrThrow } from '../../mcp/envExpansion';
 import { type McpServerConfig, type McpTransportKind, mcpTransportKind } from '../../mcp/mcpConfig';
 import { StdioProcessTransport } from '../../mcp/stdioProcessTransport';
@@ -44,6 +45,9 @@ class LenientSchemaValidator implements jsonSchemaValidator {
     }
   }
 }
+
+/** How long defining tools may run before it lets other work in. */
+const YIELD_AFTER_MS = 15;
 
 function boundDescription(text: string): string {
   if (text.length <= MAX_MCP_TOOL_DESCRIPTION_CHARS) return text;
@@ -98,6 +102,7 @@ export class McpServerConnection {
   private startAbort: AbortController | undefined;
   private refreshing = false;
   private refreshAgain = false;
+  private refreshWhenReady = false;
   private serverInfo: { name: string; version: string } | undefined;
   private instructions: string | undefined;
   /** Raw JSON of each listed tool, so an unchanged tool keeps its definition object. */
@@ -140,6 +145,7 @@ export class McpServerConnection {
   start(): void {
     if (!this.config.enabled) return;
     const generation = ++this.generation;
+    this.refreshWhenReady = false;
     this.setState('connecting');
     this.starting = this.connect(generation).finally(() => {
       if (this.generation === generation) this.starting = undefined;
@@ -171,6 +177,10 @@ export class McpServerConnection {
       this.toolList = tools;
       this.errorText = undefined;
       this.setState('ready');
+      if (this.refreshWhenReady) {
+        this.refreshWhenReady = false;
+        this.refreshTools(generation);
+      }
     } catch (error) {
       if (generation !== this.generation) return;
       const reason = abort.signal.aborted ? errorMessage(abort.signal.reason) : this.describeStartError(error, transport);
@@ -248,7 +258,13 @@ export class McpServerConnection {
     const definitions: McpToolDefinition[] = [];
     const cache = new Map<string, { json: string; definition: McpToolDefinition }>();
     const unusable: McpToolDefinition[] = [];
+    let slice = performance.now();
     for (const tool of listed) {
+      // Compiling schemas costs ~0.3 ms each: a server with 1,000 tools must not hold the event loop for long.
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
       const json = JSON.stringify(tool);
       const cached = this.definitionCache.get(tool.name);
       let definition = cached && cached.json === json ? cached.definition : undefined;
@@ -290,6 +306,12 @@ export class McpServerConnection {
   }
 
   private refreshTools(generation: number): void {
+    if (generation !== this.generation) return;
+    if (this.stateValue === 'connecting') {
+      // The first tools/list may already be answered: list again once ready.
+      this.refreshWhenReady = true;
+      return;
+    }
     if (this.refreshing) {
       this.refreshAgain = true;
       return;
@@ -349,9 +371,7 @@ export class McpServerConnection {
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
     // The SDK never removes the abort listener it adds to a request's signal: it gets a signal of
     // its own per call, so a long-lived caller signal does not collect one listener per request.
-    const local = new AbortController();
-    const forward = () => local.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
+    const local = linkAbortSignal(signal);
     try {
       return (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
         timeout,
@@ -387,7 +407,7 @@ export class McpServerConnection {
       if (error instanceof McpError) throw new McpCallError('error', `MCP server "${this.name}" answered "${tool}" with an error: ${error.message}`);
       throw new McpCallError('error', `Calling "${tool}" on MCP server "${this.name}" failed: ${causeText(error)}`);
     } finally {
-      signal?.removeEventListener('abort', forward);
+      local.dispose();
     }
   }
 
