@@ -16,6 +16,8 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** One JSON-RPC message (a line) may be this large: a tool result with a big image fits. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const STDERR_TAIL_CHARS = 4_096;
 const STDERR_TAIL_LINES = 10;
 const GRACEFUL_EXIT_MS = 500;
@@ -38,7 +40,8 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private failure: string | undefined;
   private stderrTail = '';
   private exitInfo: ProcessExit | undefined;
   private closed = false;
@@ -57,6 +60,11 @@ export class StdioProcessTransport implements Transport {
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.exitInfo;
+  }
+
+  /** Why toolhost ended the connection itself (a protocol violation), if it did. */
+  get protocolFailure(): string | undefined {
+    return this.failure;
   }
 
   /** The last lines the process wrote on stderr. */
@@ -112,7 +120,10 @@ export class StdioProcessTransport implements Transport {
         try {
           this.readBuffer.append(chunk);
         } catch (error) {
+          // A message over the limit: the stream cannot be resynchronised, so the connection ends.
+          this.failure ??= `it sent a message larger than ${MAX_MESSAGE_BYTES / (1024 * 1024)} MB`;
           this.onerror?.(error as Error);
+          void this.close();
           return;
         }
         for (;;) {

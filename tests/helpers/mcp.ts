@@ -22,6 +22,7 @@ export interface FixtureOptions {
   readonly manyTools?: number;
   readonly onlyMany?: boolean;
   readonly extraTools?: readonly string[];
+  readonly oddTools?: boolean;
   readonly http?: boolean;
   readonly requireToken?: string;
 }

@@ -256,6 +256,27 @@ describe('a stdio MCP server as a tool source', () => {
   });
 });
 
+describe('tool descriptions and names from the server', () => {
+  test('a long description is cut with a marker; a missing one falls back to the title, then to a sentence', async () => {
+    const h = open({ cwd: dir.path, servers: { odd: fixtureServer({ onlyMany: true, oddTools: true }) } });
+    await h.serverState('odd', 'ready');
+    const verbose = h.agent.registry.get('mcp__odd__verbose')!.tool.description;
+    expect(verbose).toHaveLength(2048);
+    expect(verbose).toBe('d'.repeat(2048 - '… (description truncated)'.length) + '… (description truncated)');
+    expect(h.agent.registry.get('mcp__odd__titled')!.tool.description).toBe('A Title Only');
+    expect(h.agent.registry.get('mcp__odd__untitled')!.tool.description).toBe('The "untitled" tool of MCP server "odd".');
+    expect(h.warnings).toEqual([
+      {
+        code: 'invalid_tool',
+        server: 'odd',
+        tool: '???',
+        message: 'MCP tool "???" of server "odd" was not registered: its name has no letter, digit, "_" or "-" to build a tool name from. The server\'s other tools work.',
+      },
+    ]);
+    expect(mcpNames(h)).toEqual(['mcp__odd__titled', 'mcp__odd__untitled', 'mcp__odd__verbose']);
+  });
+});
+
 describe('tool policy', () => {
   test('tools the policy excludes are not registered, and come back when the policy changes', async () => {
     const h = open({ cwd: dir.path, servers: { fx: fixtureServer() }, config: { tools: { disabled: ['mcp__fx__e*', 'mcp__fx__add'] } } });

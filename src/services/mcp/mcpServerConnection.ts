@@ -66,7 +66,8 @@ function normalizeInputSchema(schema: McpListedTool['inputSchema'] | undefined):
 function describeExit(transport: Transport | undefined, endedByUs = false): string | undefined {
   if (!(transport instanceof StdioProcessTransport)) return undefined;
   const exit = endedByUs ? undefined : transport.exit;
-  const how = exit ? (exit.signal ? `the process was killed by ${exit.signal}` : `the process exited with code ${exit.code}`) : undefined;
+  const how =
+    transport.protocolFailure ?? (exit ? (exit.signal ? `the process was killed by ${exit.signal}` : `the process exited with code ${exit.code}`) : undefined);
   const stderr = transport.stderr;
   if (!how && !stderr) return undefined;
   return [how, stderr ? `its last stderr output:\n${stderr.replace(/^/gm, '    ')}` : undefined].filter(Boolean).join('; ');
