@@ -147,6 +147,7 @@ export class McpServerConnection {
     if (!this.config.enabled) return;
     const generation = ++this.generation;
     this.refreshWhenReady = false;
+    this.errorText = undefined;
     this.setState('connecting');
     this.starting = this.connect(generation).finally(() => {
       if (this.generation === generation) this.starting = undefined;
