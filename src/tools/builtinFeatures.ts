@@ -4,6 +4,7 @@ import { IAgentFileStateService } from '../services/fileState/fileState';
 import { editTool } from './edit/editTool';
 import { readTool } from './os/read/readTool';
 import { writeTool } from './os/write/writeTool';
+import { selectToolsTool } from './selectTools/selectToolsTool';
 
 /** The OS tools: files, search and shell. */
 export function createOsToolsFeature(): Feature {
@@ -17,7 +18,12 @@ export function createOsToolsFeature(): Feature {
   );
 }
 
+/** Deferred tool loading: select_tools (active only when deferred loading is on). */
+export function createToolSelectFeature(): Feature {
+  return new Feature('toolSelect').contributeTool(selectToolsTool);
+}
+
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {
-  return [createOsToolsFeature()];
+  return [createOsToolsFeature(), createToolSelectFeature()];
 }

@@ -16,6 +16,7 @@ import { useTempDir, writeFiles } from '../helpers/tempDir';
  */
 const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
   Read: [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }],
+  select_tools: [{ names: ['mcp__github__create_issue'] }, { names: ['a', 'b'] }],
   Write: [{ path: 'src/a.ts', content: 'export {};\n' }, { path: 'new/dir/b.txt', content: '', mode: 'append' }],
   Edit: [
     { path: 'src/a.ts', old_string: 'export', new_string: 'import' },
@@ -26,8 +27,9 @@ const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
 const dir = useTempDir();
 
 function allBuiltins() {
-  const app = createApp({ features: builtinFeatures() });
-  const agent = app.createAgent({ cwd: dir.path });
+  // Deferred loading on, so select_tools is active too.
+  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
+  const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
   const names = app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name);
   return { app, agent, names };
 }

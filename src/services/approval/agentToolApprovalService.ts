@@ -42,7 +42,12 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     return evaluateApproval(
       this.config.config.approval,
       this.grants,
-      { toolName: call.name, accesses: call.accesses, matchesRule: call.execution.matchesRule?.bind(call.execution) },
+      {
+        toolName: call.name,
+        accesses: call.accesses,
+        approvalDefault: call.execution.approval,
+        matchesRule: call.execution.matchesRule?.bind(call.execution),
+      },
       (path) => this.workspace.isInside(path) || isPathInside(path, dataDir),
     );
   }
