@@ -54,7 +54,7 @@ export {
   type RuleMatchMode,
   type PathRuleContext,
 } from './tool/ruleMatch';
-export { parseShellCommand, type ParsedShellCommand, type SimpleCommand } from './tool/shellSplit';
+export { parseShellCommand, type ParsedShellCommand, type SimpleCommand, type Redirection } from './tool/shellSplit';
 
 // Tool policy
 export {
@@ -77,7 +77,15 @@ export { IAgentToolPolicyService } from './toolPolicy/toolPolicy';
 // Services: contracts and identifiers
 export { IConfigService, IInitialConfig } from './services/config/config';
 export { ConfigError, parseConfig, loadConfigFile, loadConfigFor, CONFIG_FILE_NAME, type ConfigIssue } from './services/config/configLoader';
-export { ToolhostConfigSchema, type ToolhostConfig, type ToolhostConfigInput, type ReadConfig, type ToolPolicyConfig } from './services/config/configSchema';
+export {
+  ToolhostConfigSchema,
+  type ToolhostConfig,
+  type ToolhostConfigInput,
+  type ReadConfig,
+  type BashConfig,
+  type TasksConfig,
+  type ToolPolicyConfig,
+} from './services/config/configSchema';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
 export { IAgentWorkspaceService, IAgentOptions, type AgentOptions } from './services/workspace/workspace';
@@ -103,10 +111,30 @@ export {
   type DuplicateToolContribution,
 } from './services/toolAssembly/builtinToolAssembly';
 
+export {
+  IAgentTaskService,
+  TaskLimitError,
+  isTerminalStatus,
+  type TaskInfo,
+  type TaskStatus,
+  type StartProcessTaskOptions,
+  type TaskOutputRequest,
+  type TaskOutputSlice,
+  type TaskWaitResult,
+} from './services/task/task';
+export { AgentTaskService } from './services/task/agentTaskService';
+
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature } from './tools/builtinFeatures';
+export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature } from './tools/builtinFeatures';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
+export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
+export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
+export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';
+export { TaskListTool, ITaskListTool, taskListTool } from './tools/task/taskList/taskListTool';
+export { TaskOutputTool, ITaskOutputTool, taskOutputTool } from './tools/task/taskOutput/taskOutputTool';
+export { TaskStopTool, ITaskStopTool, taskStopTool } from './tools/task/taskStop/taskStopTool';
+export { WaitForTool, IWaitForTool, waitForTool } from './tools/task/waitFor/waitForTool';
 
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
