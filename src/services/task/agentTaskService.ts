@@ -72,18 +72,19 @@ export class AgentTaskService implements IAgentTaskService {
     const outputPath = nodePath.join(this.workspace.dataDir, 'tasks', `${id}.log`);
     let markDone!: () => void;
     const done = new Promise<void>((resolve) => (markDone = resolve));
-    let shell: ShellProcess | undefined;
+    // The capture pauses the shell when its file falls behind; the shell feeds the capture.
+    const ref: { shell?: ShellProcess } = {};
     const capture = new OutputCapture({
       headChars: 0,
       tailChars: MEMORY_TAIL_CHARS,
       filePath: outputPath,
       fileMode: 'always',
       fileMaxBytes: bash.outputFileMaxBytes,
-      onBackpressure: (paused) => (paused ? shell?.pause() : shell?.resume()),
+      onBackpressure: (paused) => (paused ? ref.shell?.pause() : ref.shell?.resume()),
     });
     const record: TaskRecord = { id, options, startedAt: Date.now(), outputPath, capture, status: 'running', done, markDone };
     this.records.set(id, record);
-    shell = new ShellProcess({
+    const shell = new ShellProcess({
       command: options.command,
       cwd: options.cwd,
       env: options.env,
@@ -91,6 +92,7 @@ export class AgentTaskService implements IAgentTaskService {
       killGraceMs: bash.killGraceMs,
       onData: (chunk, stream) => capture.write(chunk, stream),
     });
+    ref.shell = shell;
     record.process = shell;
     if (options.timeoutMs !== undefined) {
       record.timer = setTimeout(() => {

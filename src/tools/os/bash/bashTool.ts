@@ -231,16 +231,17 @@ export class BashTool implements ExecutableTool<BashInput> {
     if (cwdProblem) return toolError(cwdProblem);
     const timeoutS = input.timeout ?? bash.defaultTimeoutS;
     const fileName = `${ctx.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${randomBytes(4).toString('hex')}.log`;
-    let shell: ShellProcess | undefined;
+    // The capture pauses the shell when its file falls behind; the shell feeds the capture.
+    const ref: { shell?: ShellProcess } = {};
     const capture = new OutputCapture({
       headChars: bash.outputHeadChars,
       tailChars: bash.outputTailChars,
       filePath: nodePath.join(this.workspace.dataDir, 'bash', fileName),
       fileMode: 'overflow',
       fileMaxBytes: bash.outputFileMaxBytes,
-      onBackpressure: (paused) => (paused ? shell?.pause() : shell?.resume()),
+      onBackpressure: (paused) => (paused ? ref.shell?.pause() : ref.shell?.resume()),
     });
-    shell = new ShellProcess({
+    const shell = new ShellProcess({
       command: input.command,
       cwd,
       env: this.env(readOnly),
@@ -257,6 +258,7 @@ export class BashTool implements ExecutableTool<BashInput> {
         }
       },
     });
+    ref.shell = shell;
     const started = Date.now();
     const timer = setTimeout(() => shell.kill('timeout'), timeoutS * 1000);
     const onAbort = () => shell.kill('abort');
