@@ -129,10 +129,11 @@ export class OutputCapture {
     if (!this.cut) return { text: this.head + tail, omittedChars: 0 };
     let head = this.head;
     const lastBreak = head.lastIndexOf('\n');
-    if (lastBreak >= 0 && head.length - lastBreak < 2000) head = head.slice(0, lastBreak + 1);
+    // Cut at a line break when one is near (within a tenth of the kept size, at most 2,000 characters).
+    if (lastBreak >= 0 && head.length - lastBreak < Math.min(2000, this.options.headChars / 10)) head = head.slice(0, lastBreak + 1);
     let end = tail.slice(-this.options.tailChars);
     const firstBreak = end.indexOf('\n');
-    if (firstBreak >= 0 && firstBreak < 2000) end = end.slice(firstBreak + 1);
+    if (firstBreak >= 0 && firstBreak < Math.min(2000, this.options.tailChars / 10)) end = end.slice(firstBreak + 1);
     const omitted = this.totalChars - head.length - end.length;
     const marker = `${head.endsWith('\n') ? '' : '\n'}[... ${formatCount(omitted)} characters omitted ...]\n`;
     return { text: head + marker + end, omittedChars: omitted };
