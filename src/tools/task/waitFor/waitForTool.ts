@@ -122,7 +122,7 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
       lines.push('---', ...taskLines(task, now));
       if (task.status !== 'running' && task.outputBytes > 0) {
         const preview = await this.preview(task.id, perTaskChars);
-        if (preview) lines.push(`[last output${task.outputBytes > Buffer.byteLength(preview) ? `, ${formatCount(task.outputBytes)} bytes in total` : ''}]`, preview);
+        if (preview) lines.push(`[last output${preview.complete ? '' : `, ${formatCount(task.outputBytes)} bytes in total`}]`, preview.text);
       }
     }
     const notes: string[] = [];
@@ -134,12 +134,13 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
     return lines.join('\n');
   }
 
-  private async preview(id: string, maxChars: number): Promise<string> {
+  private async preview(id: string, maxChars: number): Promise<{ text: string; complete: boolean } | undefined> {
     try {
       const slice = await this.tasks.readOutput(id, { tailLines: PREVIEW_LINES, maxBytes: maxChars });
-      return lastLines(slice.text, PREVIEW_LINES, maxChars);
+      const text = lastLines(slice.text, PREVIEW_LINES, maxChars);
+      return text ? { text, complete: slice.start === 0 && text.length === slice.text.replace(/\n$/, '').length } : undefined;
     } catch {
-      return '';
+      return undefined;
     }
   }
 }

@@ -9,7 +9,7 @@ import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '..
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
 import { builtinFeatures, createOsToolsFeature } from '../../../../src/tools/builtinFeatures';
 import { callTool, text } from '../../../helpers/agentHarness';
-import { isAlive, killQuietly, waitUntil } from '../../../helpers/processes';
+import { isAlive, killQuietly } from '../../../helpers/processes';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../../helpers/tempDir';
 
 const dir = useTempDir();
