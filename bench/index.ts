@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { bashBench } from './bash.bench';
 import { readBench } from './read.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  bash: bashBench,
   read: readBench,
 };
 

@@ -5,6 +5,8 @@ import { errorMessage } from '../errors';
 import { formatBytes, formatCount } from '../strings';
 import type { OutputStreamName } from './shellProcess';
 
+const FILE_BUFFER_BYTES = 1024 * 1024;
+
 export interface OutputCaptureOptions {
   /** Characters kept from the start of the output. */
   readonly headChars: number;
@@ -168,7 +170,8 @@ export class OutputCapture {
       this.fileError = errorMessage(error);
       return;
     }
-    const file = fs.createWriteStream(this.options.filePath, { flags: 'w' });
+    // A 1 MiB buffer: with the default 16 KiB every 64 KiB pipe read would pause the producer.
+    const file = fs.createWriteStream(this.options.filePath, { flags: 'w', highWaterMark: FILE_BUFFER_BYTES });
     file.on('error', (error) => {
       this.fileError ??= errorMessage(error);
       this.releaseBackpressure();

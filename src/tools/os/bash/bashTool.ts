@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable, optional, preDestroy } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { describeOutputFile, OutputCapture } from '../../../base/shell/outputCapture';
 import { shellEnvironment } from '../../../base/shell/shellEnv';
@@ -57,6 +57,9 @@ export interface BashAccessPlan {
 @injectable()
 export class BashTool implements ExecutableTool<BashInput> {
   readonly name = 'Bash';
+  /** Foreground commands still running; stopped if the agent ends first. */
+  private readonly running = new Set<ShellProcess>();
+  private disposed = false;
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
@@ -88,6 +91,15 @@ export class BashTool implements ExecutableTool<BashInput> {
       OUTPUT_TAIL_CHARS: formatCount(bash.outputTailChars),
       BACKGROUND: background,
     });
+  }
+
+  /** When the agent ends, foreground commands still running are stopped (their process groups). */
+  @preDestroy()
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const running = [...this.running];
+    for (const shell of running) shell.kill('abort');
+    await Promise.all(running.map((shell) => shell.done));
   }
 
   /** Why run_in_background cannot be used, or undefined when it can. */
@@ -259,6 +271,8 @@ export class BashTool implements ExecutableTool<BashInput> {
       },
     });
     ref.shell = shell;
+    this.running.add(shell);
+    if (this.disposed) shell.kill('abort');
     const started = Date.now();
     const timer = setTimeout(() => shell.kill('timeout'), timeoutS * 1000);
     const onAbort = () => shell.kill('abort');
@@ -269,6 +283,7 @@ export class BashTool implements ExecutableTool<BashInput> {
     } finally {
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
+      this.running.delete(shell);
     }
     await capture.close();
     return formatForegroundResult(exit, capture, { timeoutS, killGraceMs: bash.killGraceMs, maxTimeoutS: bash.maxTimeoutS, elapsedMs: Date.now() - started });

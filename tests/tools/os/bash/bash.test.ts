@@ -215,6 +215,27 @@ describe('Bash: timeouts and interruption', () => {
     expect(isAlive(grandchild)).toBe(false);
   });
 
+  test('disposing the agent stops a foreground command and its process group', async () => {
+    open();
+    let grandchild = 0;
+    let announce!: () => void;
+    const printed = new Promise<void>((resolve) => (announce = resolve));
+    const pending = run(
+      { command: 'sleep 1000 & echo $!; wait' },
+      {
+        onUpdate: (u) => {
+          grandchild = Number(u.text);
+          announce();
+        },
+      },
+    );
+    await printed;
+    await agent.dispose();
+    const result = await pending;
+    expect(text(result)).toContain('Command was interrupted after');
+    expect(isAlive(grandchild)).toBe(false);
+  });
+
   test('an aborted signal before the start runs nothing', async () => {
     open();
     const controller = new AbortController();
