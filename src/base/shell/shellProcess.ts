@@ -114,7 +114,12 @@ export class ShellProcess {
   resume(): void {
     this.paused = false;
     for (const stream of this.streams) stream.resume();
-    if (this.drainExpired) this.cutPipes();
+    if (this.drainExpired) {
+      // The drain period ended while the consumer was behind: give what is buffered in the pipes
+      // one more period to arrive, then cut whatever still holds them.
+      this.drainExpired = false;
+      this.drainTimer = setTimeout(() => this.cutPipes(), this.options.drainMs);
+    }
   }
 
   /** SIGTERM to the whole group now, SIGKILL after the grace period. Later calls do nothing. */
@@ -150,7 +155,7 @@ export class ShellProcess {
 
   private drainTimeout(): void {
     if (this.paused) {
-      // The consumer is behind; cut only once it has caught up with what was already read.
+      // The consumer is behind (its file is slow); extend the drain once it has caught up.
       this.drainExpired = true;
       return;
     }
@@ -159,7 +164,7 @@ export class ShellProcess {
 
   private cutPipes(): void {
     this.drainExpired = false;
-    if (this.openStreams === 0) return;
+    if (this.openStreams === 0 || this.finishing) return;
     this.outputCutOff = true;
     for (const stream of this.streams) stream.destroy();
   }
