@@ -137,10 +137,9 @@ describe('ShellProcess', () => {
   });
 
   test('a consumer that falls behind after the exit still gets everything buffered in the pipe', async () => {
-    let proc!: ShellProcess;
     let bytes = 0;
     let paused = false;
-    proc = new ShellProcess({
+    const proc: ShellProcess = new ShellProcess({
       // Three pieces that fit in the pipe buffer: the shell exits while nobody reads.
       command: 'for i in 1 2 3; do head -c 10000 /dev/zero; sleep 0.02; done',
       cwd: dir.path,
