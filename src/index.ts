@@ -82,6 +82,8 @@ export {
   type ToolhostConfig,
   type ToolhostConfigInput,
   type ReadConfig,
+  type EditConfig,
+  type StaleGuardConfig,
   type BashConfig,
   type TasksConfig,
   type ToolPolicyConfig,
@@ -128,6 +130,17 @@ export { AgentTaskService } from './services/task/agentTaskService';
 export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature } from './tools/builtinFeatures';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
+export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';
+export { WriteInputSchema, type WriteInput } from './tools/os/write/write';
+export { writeFileAtomic, type AtomicWriteSink, type AtomicWriteOptions, type AtomicWriteResult } from './tools/os/write/atomicWrite';
+export { EditTool, IEditTool, editTool } from './tools/edit/editTool';
+export { EditInputSchema, type EditInput } from './tools/edit/edit';
+export {
+  IAgentFileStateService,
+  type FileSnapshot,
+  type CurrentFileState,
+  type StaleWriteCheck,
+} from './services/fileState/fileState';
 export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
 export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
 export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';

@@ -1,3 +1,4 @@
+import type { Container } from 'inversify';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
@@ -14,12 +15,12 @@ export interface AgentSession {
 }
 
 /** An App with every builtin feature and one agent for the flags' workspace and profile. */
-export function openAgentSession(flags: WorkspaceFlags, io: CliIo): AgentSession {
+export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (agent: Container) => void): AgentSession {
   const workspace = resolveWorkspace(flags, io);
   const app = createApp({ config: workspace.config });
   let agent: Agent;
   try {
-    agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile });
+    agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile, overrides });
   } catch (error) {
     void app.dispose();
     if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);

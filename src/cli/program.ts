@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../base/errors';
 import { ConfigError } from '../services/config/configLoader';
+import { runCommand } from './commands/run';
 import { toolsCommand } from './commands/tools';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './io';
 
@@ -19,6 +20,7 @@ export function buildProgram(io: CliIo): Command {
     })
     .exitOverride();
   program.addCommand(toolsCommand(io));
+  program.addCommand(runCommand(io));
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (text) => io.stdout.write(text),

@@ -7,6 +7,7 @@ import { IInitialProfile, type ProfileSelection } from '../services/profile/prof
 import { createLocalRuntime } from '../services/runtime/localRuntime';
 import { IInitialRuntime, type Runtime } from '../services/runtime/runtime';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
+import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
 import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
@@ -116,6 +117,10 @@ export class Agent {
 
   get activation() {
     return this.get(IAgentToolActivationService);
+  }
+
+  get executor() {
+    return this.get(IAgentToolExecutorService);
   }
 
   get isDisposed(): boolean {

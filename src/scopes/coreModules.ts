@@ -1,6 +1,14 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsValidator';
+import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
+import { IAgentToolApprovalService } from '../services/approval/toolApproval';
+import { AgentToolApprovalService } from '../services/approval/agentToolApprovalService';
 import { IConfigService } from '../services/config/config';
 import { ConfigService } from '../services/config/configService';
+import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
+import { AgentToolExecutorService } from '../services/executor/agentToolExecutorService';
+import { ISessionInteractionService } from '../services/interaction/interaction';
+import { NoHostInteractionService } from '../services/interaction/noHostInteractionService';
 import { IAgentProfileService } from '../services/profile/profile';
 import { AgentProfileService } from '../services/profile/agentProfileService';
 import { IAgentRuntimeService } from '../services/runtime/runtime';
@@ -11,17 +19,20 @@ import { IAgentToolActivationService } from '../services/toolActivation/toolActi
 import { AgentToolActivationService } from '../services/toolActivation/agentToolActivationService';
 import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
 import { AgentToolRegistryService } from '../services/toolRegistry/agentToolRegistryService';
+import { IAgentToolResultTruncationService } from '../services/truncation/toolResultTruncation';
+import { AgentToolResultTruncationService } from '../services/truncation/agentToolResultTruncationService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
 import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
 import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../toolPolicy/toolPolicyService';
 
 /** App-scope services of the core; each must resolve from an App with no agent. */
-export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService];
+export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
   bind(IConfigService).to(ConfigService).inSingletonScope();
   bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
+  bind(IToolArgsValidatorService).to(ToolArgsValidatorService).inSingletonScope();
 });
 
 /** Agent-scope services of the core, bound in every Agent container. */
@@ -32,4 +43,8 @@ export const coreAgentModule = new ContainerModule(({ bind }) => {
   bind(IAgentToolPolicyService).to(AgentToolPolicyService).inSingletonScope();
   bind(IAgentToolRegistryService).to(AgentToolRegistryService).inSingletonScope();
   bind(IAgentToolActivationService).to(AgentToolActivationService).inSingletonScope();
+  bind(ISessionInteractionService).to(NoHostInteractionService).inSingletonScope();
+  bind(IAgentToolApprovalService).to(AgentToolApprovalService).inSingletonScope();
+  bind(IAgentToolResultTruncationService).to(AgentToolResultTruncationService).inSingletonScope();
+  bind(IAgentToolExecutorService).to(AgentToolExecutorService).inSingletonScope();
 });

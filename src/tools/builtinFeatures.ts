@@ -1,8 +1,12 @@
 import { Feature } from '../scopes/feature';
+import { AgentFileStateService } from '../services/fileState/agentFileStateService';
+import { IAgentFileStateService } from '../services/fileState/fileState';
 import { AgentTaskService } from '../services/task/agentTaskService';
 import { IAgentTaskService } from '../services/task/task';
+import { editTool } from './edit/editTool';
 import { bashTool } from './os/bash/bashTool';
 import { readTool } from './os/read/readTool';
+import { writeTool } from './os/write/writeTool';
 import { taskListTool } from './task/taskList/taskListTool';
 import { taskOutputTool } from './task/taskOutput/taskOutputTool';
 import { taskStopTool } from './task/taskStop/taskStopTool';
@@ -10,7 +14,15 @@ import { waitForTool } from './task/waitFor/waitForTool';
 
 /** The OS tools: files, search and shell. */
 export function createOsToolsFeature(): Feature {
-  return new Feature('os').contributeTool(readTool).contributeTool(bashTool);
+  return (
+    new Feature('os')
+      // The stale-write guard: Read records what the agent saw, Write and Edit check it.
+      .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())
+      .contributeTool(readTool)
+      .contributeTool(writeTool)
+      .contributeTool(editTool)
+      .contributeTool(bashTool)
+  );
 }
 
 /**

@@ -38,15 +38,19 @@ test('the package root exports the public API', () => {
     'createLocalRuntime',
     'builtinFeatures',
     'readTool',
+    'writeTool',
+    'editTool',
+    'IAgentFileStateService',
+    'writeFileAtomic',
   ];
   expect(expected.filter((name) => pkg[name] === undefined)).toEqual([]);
   expect(typeof pkg.createApp).toBe('function');
 });
 
-test('an App built from the package lists Read', async () => {
+test('an App built from the package lists Read, Write and Edit', async () => {
   const { createApp } = pkg as { createApp: () => { createAgent(o: { cwd: string }): { registry: { list(): { tool: { name: string } }[] } }; dispose(): Promise<void> } };
   const app = createApp();
   const agent = app.createAgent({ cwd: __dirname });
-  expect(agent.registry.list().map((r) => r.tool.name)).toContain('Read');
+  expect(agent.registry.list().map((r) => r.tool.name)).toEqual(expect.arrayContaining(['Read', 'Write', 'Edit']));
   await app.dispose();
 });

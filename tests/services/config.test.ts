@@ -23,6 +23,11 @@ describe('configuration', () => {
       tools: { enabled: [], disabled: [] },
       profiles: {},
       read: { maxChars: 50_000, maxLines: 2_000, maxLineChars: 2_000, lineCountMaxBytes: 32 * 1024 * 1024 },
+      approval: { allow: [], ask: [], deny: [] },
+      toolResult: { maxChars: 50_000, maxRetainedChars: 10_000_000 },
+      executor: { abortGraceMs: 2_000 },
+      edit: { maxFileBytes: 128 * 1024 * 1024 },
+      staleGuard: { enabled: true },
       bash: {
         defaultTimeoutS: 60,
         maxTimeoutS: 300,
@@ -54,7 +59,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, bash, tasks)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, bash, tasks)',
     );
   });
 

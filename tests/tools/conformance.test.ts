@@ -19,6 +19,11 @@ import { useTempDir, writeFiles } from '../helpers/tempDir';
 const SAMPLE_TASK = '<sample-task>';
 const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
   Read: [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }],
+  Write: [{ path: 'src/a.ts', content: 'export {};\n' }, { path: 'new/dir/b.txt', content: '', mode: 'append' }],
+  Edit: [
+    { path: 'src/a.ts', old_string: 'export', new_string: 'import' },
+    { path: 'src/a.ts', old_string: '{}', new_string: '', replace_all: true },
+  ],
   Bash: [
     { command: 'npm test' },
     { command: 'ls -la src && git status', cwd: 'src', timeout: 10, description: 'List files' },

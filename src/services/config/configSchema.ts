@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tryParseRule } from '../../tool/ruleMatch';
 
 /**
  * toolhost.json. Every object is strict: an unknown key is an error that names its path, so a
@@ -36,7 +37,60 @@ export const ReadConfigSchema = z.strictObject({
     .int()
     .nonnegative()
     .default(DEFAULT_READ_LINE_COUNT_MAX_BYTES)
-    .describe('Files up to this size get an exact total line count; larger files are not scanned whole.'),
+    .describe('Files up to this size are scanned whole: an exact total line count, and a content hash for the stale-write guard.'),
+});
+
+export const DEFAULT_EDIT_MAX_FILE_BYTES = 128 * 1024 * 1024;
+
+export const EditConfigSchema = z.strictObject({
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_EDIT_MAX_FILE_BYTES)
+    .describe('Edit refuses files larger than this (it holds the file in memory once while it edits).'),
+});
+
+export const StaleGuardConfigSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe('Refuse Write and Edit on an existing file this agent has not read, or that changed on disk since.'),
+});
+
+/** An approval rule; a malformed one is a config error, not a rule that silently never matches. */
+const ApprovalRule = z.string().superRefine((text, ctx) => {
+  const parsed = tryParseRule(text);
+  if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+});
+
+export const ApprovalConfigSchema = z.strictObject({
+  allow: z.array(ApprovalRule).default([]).describe('Calls these rules cover run without asking.'),
+  ask: z.array(ApprovalRule).default([]).describe('Calls these rules match always ask, even when an allow rule covers them.'),
+  deny: z.array(ApprovalRule).default([]).describe('Calls these rules match are refused.'),
+});
+
+export const DEFAULT_TOOL_RESULT_MAX_CHARS = 50_000;
+export const DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS = 10_000_000;
+
+export const ToolResultConfigSchema = z.strictObject({
+  maxChars: z.number().int().min(5_000).default(DEFAULT_TOOL_RESULT_MAX_CHARS).describe('Longer tool output is saved to a file and replaced by a pointer.'),
+  maxRetainedChars: z
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS)
+    .describe('At most this much of a long output is saved.'),
+});
+
+export const ExecutorConfigSchema = z.strictObject({
+  abortGraceMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(60_000)
+    .default(2_000)
+    .describe('After an abort, a tool that has not stopped is given up on after this long.'),
 });
 
 export const DEFAULT_BASH_TIMEOUT_S = 60;
@@ -108,6 +162,11 @@ export const ToolhostConfigSchema = z.strictObject({
   profile: z.string().min(1).optional().describe('The profile agents use unless told otherwise.'),
   profiles: z.record(z.string().min(1), ToolPolicyConfigSchema).default({}),
   read: ReadConfigSchema.prefault({}),
+  approval: ApprovalConfigSchema.prefault({}),
+  toolResult: ToolResultConfigSchema.prefault({}),
+  executor: ExecutorConfigSchema.prefault({}),
+  edit: EditConfigSchema.prefault({}),
+  staleGuard: StaleGuardConfigSchema.prefault({}),
   bash: BashConfigSchema.prefault({}),
   tasks: TasksConfigSchema.prefault({}),
 });
@@ -116,5 +175,8 @@ export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;
 export type ToolhostConfigInput = z.input<typeof ToolhostConfigSchema>;
 export type ToolPolicyConfig = z.output<typeof ToolPolicyConfigSchema>;
 export type ReadConfig = z.output<typeof ReadConfigSchema>;
+export type ApprovalConfig = z.output<typeof ApprovalConfigSchema>;
+export type EditConfig = z.output<typeof EditConfigSchema>;
+export type StaleGuardConfig = z.output<typeof StaleGuardConfigSchema>;
 export type BashConfig = z.output<typeof BashConfigSchema>;
 export type TasksConfig = z.output<typeof TasksConfigSchema>;

@@ -239,3 +239,12 @@ describe('Read streams large files', () => {
     }
   });
 });
+
+describe('Read at the edges of a window', () => {
+  test('a window that ends on the last line says the end was reached', async () => {
+    open();
+    writeFiles(dir.path, { 'a.txt': 'a\nb\n' });
+    expect(await read({ path: 'a.txt', n_lines: 2 })).toBe('1\ta\n2\tb\n<system>Lines 1-2 of 2. End of file reached.</system>');
+    expect(await read({ path: 'a.txt', line_offset: 2, n_lines: 1 })).toBe('2\tb\n<system>Line 2 of 2. End of file reached.</system>');
+  });
+});

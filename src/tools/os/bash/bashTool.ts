@@ -165,7 +165,7 @@ export class BashTool implements ExecutableTool<BashInput> {
    * outside it that the command names) plus `process`. A read-only command that names a file
    * holding secrets is treated as not read-only, so it never runs unannounced beside others.
    */
-  accessPlan(command: string, cwd: string): BashAccessPlan {
+  private accessPlan(command: string, cwd: string): BashAccessPlan {
     const classification = classifyCommand(command);
     if (!classification.readOnly) return { accesses: ToolAccesses.all(), readOnly: false };
     const extra = new Map<string, ToolAccess>();

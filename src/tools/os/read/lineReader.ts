@@ -266,9 +266,12 @@ export async function readForward(
     const rangeBytes = size - (options.from ?? 0);
     totalLines = rangeBytes === 0 ? 0 : newlines + (lastByteWasNewline ? 0 : 1);
   }
+  // A window that filled up on the file's last line did reach the end.
+  const last = collector.lines[collector.lines.length - 1];
+  const reachedEnd = collector.full === 'lines' && totalLines !== undefined && last !== undefined && last.n >= totalLines;
   return {
     lines: collector.lines,
-    stoppedBy: collector.full ?? 'eof',
+    stoppedBy: reachedEnd ? 'eof' : (collector.full ?? 'eof'),
     totalLines,
     crlfLines: collector.crlfLines,
     sawNul: collector.sawNul,

@@ -1,11 +1,14 @@
 import * as nodePath from 'node:path';
-import { inject, injectable } from 'inversify';
+import type { Stats } from 'node:fs';
+import { inject, injectable, optional } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatBytes, formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../scopes/serviceId';
 import { registerAgentToolService } from '../../../scopes/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import type { ReadConfig } from '../../../services/config/configSchema';
+import { SequentialHash, sha256Hex } from '../../../services/fileState/fileHash';
+import { IAgentFileStateService } from '../../../services/fileState/fileState';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { ToolAccesses } from '../../../tool/accesses';
@@ -33,6 +36,8 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+    // The stale-write guard of Write and Edit; absent when an App has Read without them.
+    @inject(IAgentFileStateService) @optional() private readonly fileState?: IAgentFileStateService,
   ) {}
 
   get description(): string {
@@ -71,7 +76,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     const options = this.config.config.read;
     const shown = input.path;
     const fs = this.runtime.requireFs();
-    let stat;
+    let stat: Stats;
     try {
       stat = await fs.stat(path);
     } catch (error) {
@@ -82,21 +87,33 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     }
     if (!stat.isFile()) return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Read only reads regular files.`);
     const size = stat.size;
-    if (size === 0) return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
+    if (size === 0) {
+      this.recordSeen(path, stat, generation, sha256Hex(''));
+      return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
+    }
 
-    const handle = await fs.open(path, 'r');
+    const fileHandle = await fs.open(path, 'r');
+    // Files Read scans whole anyway are hashed from the same reads, for the stale-write guard.
+    const hash = this.fileState && size <= this.fileState.hashMaxBytes ? new SequentialHash() : undefined;
+    const handle = hash ? hash.wrap(fileHandle) : fileHandle;
+    const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(fileHandle, size, signal) : undefined);
     try {
       const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
       const { bytesRead } = await handle.read(header, 0, header.length, 0);
       const sniffed = header.subarray(0, bytesRead);
       const encoding = detectEncoding(sniffed);
-      if (encoding.kind === 'binary') return toolError(describeBinary(shown, sniffed));
+      if (encoding.kind === 'binary') {
+        // The agent now knows what the file is; overwriting it with Write is a deliberate choice.
+        await seen();
+        return toolError(describeBinary(shown, sniffed));
+      }
       const limits = { maxLines: input.n_lines ?? options.maxLines, maxChars: options.maxChars, maxLineChars: options.maxLineChars, signal };
       const lineOffset = input.line_offset ?? 1;
       const countAll = size <= options.lineCountMaxBytes;
       let window: LineWindow;
       if (encoding.kind === 'utf16le' || encoding.kind === 'utf16be') {
         if (size > UTF16_MAX_BYTES) {
+          await seen();
           return toolError(
             `"${shown}" is UTF-16 text of ${formatBytes(size)}; Read converts UTF-16 files of up to ${formatBytes(UTF16_MAX_BYTES)}. ` +
               `Convert it to UTF-8 first, e.g. with Bash: iconv -f UTF-16 -t UTF-8.`,
@@ -111,6 +128,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
       } else {
         window = await readForward(handle, size, { ...limits, startLine: lineOffset, countAll, from: encoding.kind === 'utf8bom' ? 3 : 0 });
       }
+      await seen();
       if (window.sawNul) {
         return toolError(`"${shown}" looks like a binary file (it contains NUL bytes). Read only reads text files; use Bash (e.g. \`file\` or \`xxd | head\`) to inspect it.`);
       }
@@ -119,8 +137,13 @@ export class ReadTool implements ExecutableTool<ReadInput> {
       if (signal.aborted) throw error;
       return toolError(`Reading "${shown}" failed: ${errorMessage(error)}`);
     } finally {
-      await handle.close();
+      await fileHandle.close();
     }
+  }
+
+  /** Tells the stale-write guard what this agent has now seen of the file. */
+  private recordSeen(path: string, stat: Stats, generation: number, sha256: string | undefined): void {
+    this.fileState?.record(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ...(sha256 !== undefined ? { sha256 } : {}) }, generation);
   }
 }
 

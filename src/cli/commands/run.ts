@@ -1,0 +1,153 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { errorMessage } from '../../base/errors';
+import { configIssuesFromZod } from '../../services/config/configLoader';
+import type { ToolCall, ToolCallResult } from '../../services/executor/toolExecutor';
+import { ISessionInteractionService } from '../../services/interaction/interaction';
+import type { ToolOutput } from '../../tool/contract';
+import { openAgentSession } from '../agentSession';
+import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
+import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
+import { type CliIo, UsageError } from '../io';
+
+interface RunFlags extends WorkspaceFlags {
+  readonly yes?: boolean;
+  readonly json?: boolean;
+}
+
+const CallSchema = z.strictObject({
+  id: z.string().min(1).optional(),
+  name: z.string().min(1),
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown()), z.null()]).optional(),
+});
+const BatchSchema = z.array(CallSchema);
+
+async function readInput(file: string | undefined, io: CliIo): Promise<string> {
+  if (file !== undefined && file !== '-') {
+    try {
+      return fs.readFileSync(nodePath.resolve(io.cwd, file), 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${file}: ${errorMessage(error)}`);
+    }
+  }
+  if (io.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe a JSON array of calls on stdin.');
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses the batch; a problem is a usage error naming where it is. */
+export function parseBatch(text: string, source: string): ToolCall[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${source} is not valid JSON: ${errorMessage(error)}`);
+  }
+  const parsed = BatchSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = configIssuesFromZod(parsed.error, BatchSchema).map((i) => `${i.path || '(root)'}: ${i.message}`);
+    throw new UsageError(`${source} must be a JSON array of {"id"?: string, "name": string, "arguments": string | object}:\n  - ${issues.join('\n  - ')}`);
+  }
+  return parsed.data.map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }));
+}
+
+function outputText(output: ToolOutput): string {
+  if (typeof output === 'string') return output;
+  return output.map((part) => (part.type === 'text' ? part.text : `[${part.type} ${part.mimeType}, ${part.data.length} base64 characters]`)).join('\n');
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+function argsText(call: ToolCall): string {
+  const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+  return text.length > 300 ? text.slice(0, 299) + '…' : text;
+}
+
+function transcript(calls: readonly ToolCall[], results: readonly ToolCallResult[]): string {
+  const blocks = results.map((result, i) => {
+    const status = result.isError ? `${result.outcome}, error` : result.outcome;
+    const lines = [`=== [${i + 1}/${results.length}] ${result.name} (${result.toolCallId}): ${status}, ${formatMs(result.durationMs)}`, `args: ${argsText(calls[i]!)}`];
+    if (result.truncated && result.outputPath) lines.push(`full output: ${result.outputPath}`);
+    lines.push(outputText(result.output));
+    return lines.join('\n');
+  });
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
+  const errors = results.filter((r) => r.isError).length;
+  const summary = `${results.length} call${results.length === 1 ? '' : 's'}: ${[...counts].map(([o, n]) => `${n} ${o}`).join(', ')}; ${errors} error${errors === 1 ? '' : 's'}.`;
+  return blocks.join('\n\n') + '\n\n' + summary + '\n';
+}
+
+export function runCommand(io: CliIo): Command {
+  const command = new Command('run')
+    .description('run a batch of tool calls through the executor (policy, validation, approval, scheduling, output budget)')
+    .argument('[file]', 'a JSON array of {"id"?, "name", "arguments"}; "-" or absent: read stdin')
+    .option('--yes', 'approve every call that needs approval')
+    .option('--json', 'print only {"results": [...]} on stdout; progress and events go to stderr as JSON lines');
+  addWorkspaceOptions(command);
+  command.action(async (file: string | undefined, flags: RunFlags) => {
+    const text = await readInput(file, io);
+    const calls = parseBatch(text, file && file !== '-' ? file : 'stdin');
+    const interactive = !flags.yes && terminalAvailable(io.stderr.isTTY);
+    const terminal = interactive ? new TerminalInteractions(io.stderr) : undefined;
+    const session = openAgentSession(flags, io, (container) => {
+      const binding = container.rebind(ISessionInteractionService);
+      if (flags.yes) binding.to(ApproveAllInteractions).inSingletonScope();
+      else if (terminal) binding.toConstantValue(terminal);
+      else binding.to(UnattendedInteractions).inSingletonScope();
+    });
+    try {
+      const executor = session.agent.executor;
+      const live = !flags.json && io.stderr.isTTY === true;
+      let done = 0;
+      const running = new Map<string, string>();
+      const drawProgress = () => {
+        if (!live || terminal?.prompting) return;
+        const current = [...running.values()].slice(0, 3).join(', ');
+        io.stderr.write(`\r\x1b[2K[${done}/${calls.length}] ${current}`);
+      };
+      executor.onToolCallStarted((e) => {
+        if (flags.json) io.stderr.write(JSON.stringify({ event: 'started', toolCallId: e.toolCallId, name: e.name, description: e.description }) + '\n');
+        running.set(e.toolCallId, e.description ?? e.name);
+        drawProgress();
+      });
+      executor.onToolProgress((e) => {
+        if (flags.json) io.stderr.write(JSON.stringify({ event: 'progress', toolCallId: e.toolCallId, name: e.name, update: e.update }) + '\n');
+      });
+      executor.onToolCallFinished((e) => {
+        done++;
+        running.delete(e.toolCallId);
+        if (flags.json) {
+          io.stderr.write(JSON.stringify({ event: 'finished', toolCallId: e.toolCallId, name: e.name, outcome: e.outcome, isError: e.isError, durationMs: e.durationMs }) + '\n');
+        } else if (!live) {
+          io.stderr.write(`finished ${e.toolCallId} ${e.name}: ${e.outcome}${e.isError ? ' (error)' : ''}\n`);
+        }
+        drawProgress();
+      });
+      const results = await executor.execute(calls, { signal: io.interrupt });
+      if (live) io.stderr.write('\r\x1b[2K');
+      if (flags.json) {
+        const json = results.map((r) => ({
+          id: r.toolCallId,
+          name: r.name,
+          isError: r.isError,
+          outcome: r.outcome,
+          output: r.output,
+          truncated: r.truncated,
+          ...(r.outputPath !== undefined ? { outputPath: r.outputPath } : {}),
+        }));
+        io.stdout.write(JSON.stringify({ results: json }) + '\n');
+      } else {
+        io.stdout.write(transcript(calls, results));
+      }
+    } finally {
+      await session.dispose();
+    }
+  });
+  return command;
+}

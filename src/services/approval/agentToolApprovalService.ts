@@ -1,0 +1,108 @@
+import * as nodePath from 'node:path';
+import { inject, injectable } from 'inversify';
+import { errorMessage } from '../../base/errors';
+import { isPathInside } from '../../tool/pathAccess';
+import { toolError } from '../../tool/contract';
+import { IConfigService } from '../config/config';
+import type { ToolCallInfo } from '../executor/toolExecutor';
+import { ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
+import { IAgentWorkspaceService } from '../workspace/workspace';
+import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
+import type { ApprovalReview, IAgentToolApprovalService } from './toolApproval';
+
+const DO_NOT_RETRY = 'Do not retry the same call; choose a different approach or ask the user how to proceed.';
+
+@injectable()
+export class AgentToolApprovalService implements IAgentToolApprovalService {
+  private grants: string[] = [];
+  /** Host requests go one at a time, in the order they were made. */
+  private hostQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    @inject(IConfigService) private readonly config: IConfigService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(ISessionInteractionService) private readonly interactions: ISessionInteractionService,
+  ) {}
+
+  get sessionGrants(): readonly string[] {
+    return this.grants;
+  }
+
+  grantForSession(rule: string): void {
+    if (!this.grants.includes(rule)) this.grants.push(rule);
+  }
+
+  revokeSessionGrant(rule: string): void {
+    this.grants = this.grants.filter((r) => r !== rule);
+  }
+
+  evaluate(call: ToolCallInfo): ApprovalDecision {
+    // The agent's own data directory holds spilled outputs the model is told to Read.
+    const dataDir = nodePath.resolve(this.workspace.dataDir);
+    return evaluateApproval(
+      this.config.config.approval,
+      this.grants,
+      { toolName: call.name, accesses: call.accesses, matchesRule: call.execution.matchesRule?.bind(call.execution) },
+      (path) => this.workspace.isInside(path) || isPathInside(path, dataDir),
+    );
+  }
+
+  async review(call: ToolCallInfo): Promise<ApprovalReview> {
+    const decision = this.evaluate(call);
+    if (decision.kind === 'allow') return { approved: true, decision };
+    if (decision.kind === 'deny') {
+      return {
+        approved: false,
+        result: toolError(`Tool "${call.name}" was denied by the approval rule "${decision.rule}" (config approval.deny). ${DO_NOT_RETRY}`),
+      };
+    }
+    if (!this.interactions.canRequest('approval')) return { approved: false, result: this.noHost(call) };
+    const turn = this.hostQueue.then(() => this.ask(call));
+    this.hostQueue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async ask(call: ToolCallInfo): Promise<ApprovalReview> {
+    if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
+    // An answer to an earlier request ("approve for this session") may cover this call by now.
+    const now = this.evaluate(call);
+    if (now.kind === 'allow') return { approved: true, decision: now };
+    const description = call.execution.description ?? `Run ${call.name}`;
+    let response;
+    try {
+      response = await this.interactions.request(
+        {
+          kind: 'approval',
+          toolCallId: call.toolCallId,
+          toolName: call.name,
+          args: call.args,
+          description,
+          display: call.execution.display ?? { kind: 'generic', summary: description, detail: call.args },
+          approvalRule: call.execution.approvalRule,
+        },
+        call.signal,
+      );
+    } catch (error) {
+      if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
+      if (error instanceof NoInteractionHostError) return { approved: false, result: this.noHost(call) };
+      return {
+        approved: false,
+        result: toolError(`Tool "${call.name}" was not run: the approval request failed (${errorMessage(error)}). ${DO_NOT_RETRY}`),
+      };
+    }
+    if (response.decision === 'approve' || response.decision === 'approve_session') {
+      if (response.decision === 'approve_session') this.grantForSession(call.execution.approvalRule);
+      return { approved: true, decision: { kind: 'asked', answer: response.decision } };
+    }
+    const reason = response.feedback?.trim() ? ` Reason: ${response.feedback.trim()}` : '';
+    return { approved: false, result: toolError(`Tool "${call.name}" was not run: the user rejected it.${reason} ${DO_NOT_RETRY}`) };
+  }
+
+  private noHost(call: ToolCallInfo) {
+    const hint = this.interactions.unavailableHint;
+    return toolError(
+      `Tool "${call.name}" was not run: it needs approval and there is no one to approve it.` +
+        ` To allow it, add a rule such as "${call.execution.approvalRule}" to approval.allow in toolhost.json${hint ? `, or ${hint}` : ''}. ${DO_NOT_RETRY}`,
+    );
+  }
+}

@@ -1,0 +1,57 @@
+import { isReadOnlyAccesses, type ToolAccesses } from '../../tool/accesses';
+import { type ParsedRule, type RuleMatchMode, parseRule, ruleMatches } from '../../tool/ruleMatch';
+
+export interface ApprovalRules {
+  readonly allow: readonly string[];
+  readonly ask: readonly string[];
+  readonly deny: readonly string[];
+}
+
+export interface ApprovalSubject {
+  readonly toolName: string;
+  readonly accesses: ToolAccesses;
+  matchesRule?(ruleArgs: string, mode?: RuleMatchMode): boolean;
+}
+
+export type ApprovalDecision =
+  | { readonly kind: 'deny'; readonly rule: string }
+  | { readonly kind: 'ask'; readonly rule?: string }
+  | { readonly kind: 'allow'; readonly reason: 'allow-rule' | 'session-grant' | 'read-only'; readonly rule?: string };
+
+function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: RuleMatchMode): string | undefined {
+  for (const text of rules) {
+    let rule: ParsedRule;
+    try {
+      rule = parseRule(text);
+    } catch {
+      continue; // Config validation reports malformed rules; a rule that does not parse never matches.
+    }
+    if (ruleMatches(rule, { toolName: subject.toolName, matchesRule: subject.matchesRule }, mode)) return text;
+  }
+  return undefined;
+}
+
+/**
+ * deny rules > ask rules > allow rules and session grants > the tool's default (calls that only
+ * read inside the workspace are allowed) > ask. Deny and ask rules fire when any part of a call
+ * matches; allow rules must cover all of it.
+ */
+export function evaluateApproval(
+  rules: ApprovalRules,
+  sessionGrants: readonly string[],
+  subject: ApprovalSubject,
+  isInsideWorkspace: (path: string) => boolean,
+): ApprovalDecision {
+  const deny = firstMatch(rules.deny, subject, 'deny');
+  if (deny !== undefined) return { kind: 'deny', rule: deny };
+  const ask = firstMatch(rules.ask, subject, 'deny');
+  if (ask !== undefined) return { kind: 'ask', rule: ask };
+  const allow = firstMatch(rules.allow, subject, 'allow');
+  if (allow !== undefined) return { kind: 'allow', reason: 'allow-rule', rule: allow };
+  const grant = firstMatch(sessionGrants, subject, 'allow');
+  if (grant !== undefined) return { kind: 'allow', reason: 'session-grant', rule: grant };
+  if (isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || isInsideWorkspace(a.path))) {
+    return { kind: 'allow', reason: 'read-only' };
+  }
+  return { kind: 'ask' };
+}

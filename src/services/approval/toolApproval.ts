@@ -1,0 +1,24 @@
+import { createServiceId } from '../../scopes/serviceId';
+import type { ToolResult } from '../../tool/contract';
+import type { ToolCallInfo } from '../executor/toolExecutor';
+import type { ApprovalDecision } from './approvalPolicy';
+
+export type ApprovalReview =
+  | { readonly approved: true; readonly decision: ApprovalDecision | { kind: 'asked'; answer: 'approve' | 'approve_session' } }
+  | { readonly approved: false; readonly result: ToolResult; readonly aborted?: boolean };
+
+/**
+ * Approval (Agent scope): config `approval` rules, session grants, the tool's default, and the
+ * host. With no host to ask, the answer is a denial, never a silent approval. The executor consults
+ * it before any other `onBeforeExecuteTool` listener.
+ */
+export interface IAgentToolApprovalService {
+  /** The rule-based decision alone, without asking anyone. */
+  evaluate(call: ToolCallInfo): ApprovalDecision;
+  /** Decides, asking the host when needed; host requests go one at a time, in call order. */
+  review(call: ToolCallInfo): Promise<ApprovalReview>;
+  readonly sessionGrants: readonly string[];
+  grantForSession(rule: string): void;
+  revokeSessionGrant(rule: string): void;
+}
+export const IAgentToolApprovalService = createServiceId<IAgentToolApprovalService>('AgentToolApprovalService');

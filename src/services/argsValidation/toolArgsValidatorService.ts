@@ -1,0 +1,44 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { injectable } from 'inversify';
+import { errorMessage } from '../../base/errors';
+import type { JsonSchema } from '../../tool/contract';
+import { coerceArgs } from './coerceArgs';
+import { formatValidationErrors } from './formatValidationErrors';
+import type { ArgsValidation, IToolArgsValidatorService } from './toolArgsValidator';
+
+type Compiled = { readonly validate: ValidateFunction } | { readonly error: string };
+
+@injectable()
+export class ToolArgsValidatorService implements IToolArgsValidatorService {
+  // strict: false — schemas from MCP servers use keywords and formats of every draft.
+  private readonly ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false, strict: false });
+  private readonly cache = new WeakMap<object, Compiled>();
+
+  check(schema: JsonSchema): string | undefined {
+    const compiled = this.compile(schema);
+    return 'error' in compiled ? compiled.error : undefined;
+  }
+
+  validate(schema: JsonSchema, args: unknown): ArgsValidation {
+    const compiled = this.compile(schema);
+    if ('error' in compiled) return { ok: false, message: compiled.error };
+    const value = coerceArgs(args, schema);
+    if (compiled.validate(value)) return { ok: true, value };
+    return { ok: false, message: formatValidationErrors(compiled.validate.errors) };
+  }
+
+  private compile(schema: JsonSchema): Compiled {
+    let compiled = this.cache.get(schema);
+    if (!compiled) {
+      try {
+        // ajv refuses a $schema it does not know (draft 2020-12 and 2019-09 need other classes); the keywords still apply.
+        const { $schema: _ignored, ...rest } = schema;
+        compiled = { validate: this.ajv.compile(rest) };
+      } catch (error) {
+        compiled = { error: `its input schema is invalid (${errorMessage(error)})` };
+      }
+      this.cache.set(schema, compiled);
+    }
+    return compiled;
+  }
+}

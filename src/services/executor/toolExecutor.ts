@@ -1,0 +1,144 @@
+import type { Event } from '../../base/event';
+import type { IDisposable } from '../../base/lifecycle';
+import { createServiceId } from '../../scopes/serviceId';
+import type { AgentTool } from '../../scopes/toolContribution';
+import type { ToolAccesses } from '../../tool/accesses';
+import type { RunnableToolExecution, ToolOutput, ToolResult, ToolSource, ToolUpdate } from '../../tool/contract';
+import type { ToolInputDisplay } from '../../tool/display';
+
+/** A call as a model sends it: `arguments` is JSON text (an object is accepted too). */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments?: string | Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * How a call ended:
+ * - `executed`: the tool ran (its result may still be an error);
+ * - `rejected`: preflight refused it (unknown tool, bad JSON, policy, invalid arguments);
+ * - `resolution-failed`: resolveExecution threw (or refused the path);
+ * - `denied`: approval denied or rejected it;
+ * - `vetoed`: a before-execute hook vetoed it or failed;
+ * - `skipped`: an earlier call stopped the batch;
+ * - `aborted`: the batch was aborted before or while it ran;
+ * - `synthetic`: resolveExecution returned a result without running anything.
+ */
+export type ToolCallOutcome = 'executed' | 'rejected' | 'resolution-failed' | 'denied' | 'vetoed' | 'skipped' | 'aborted' | 'synthetic';
+
+export interface ToolCallResult {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly output: ToolOutput;
+  readonly isError: boolean;
+  readonly outcome: ToolCallOutcome;
+  readonly truncated: boolean;
+  /** Where the full output was written when it was over the output budget. */
+  readonly outputPath?: string;
+  /** End the agent's turn after this batch. */
+  readonly stopTurn?: boolean;
+  /** From the start of the tool's execution (or of settling a call that did not run) to its result. */
+  readonly durationMs: number;
+}
+
+export interface ExecuteOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface ToolCallStartedEvent {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: unknown;
+  readonly description?: string;
+  readonly display?: ToolInputDisplay;
+}
+
+export interface ToolProgressEvent {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly update: ToolUpdate;
+}
+
+export interface ToolCallFinishedEvent {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly output: ToolOutput;
+  readonly isError: boolean;
+  readonly outcome: ToolCallOutcome;
+  readonly truncated: boolean;
+  readonly outputPath?: string;
+  readonly durationMs: number;
+}
+
+/** What hooks see of a call. */
+export interface ToolCallInfo {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: unknown;
+  readonly tool: AgentTool;
+  readonly source: ToolSource;
+  readonly execution: RunnableToolExecution;
+  /** The resolved accesses (`all` when the tool declared none). */
+  readonly accesses: ToolAccesses;
+  /** The whole batch, in call order. */
+  readonly batch: readonly ToolCall[];
+  readonly signal: AbortSignal;
+}
+
+/** What an `onBeforeExecuteTool` listener may say. */
+export interface BeforeExecuteContext extends ToolCallInfo {
+  /** Do not run the call; this result goes to the model instead. */
+  veto(result: ToolResult, outcome?: 'vetoed' | 'denied' | 'aborted'): void;
+  /** Run the call; later listeners are not consulted. */
+  allow(): void;
+  /** Pass metadata to `execute` (merged over earlier listeners'). */
+  pass(metadata: Readonly<Record<string, unknown>>): void;
+  /** Wait for async work before deciding (listeners may also return a promise). */
+  waitUntil(work: Promise<unknown>): void;
+}
+
+export interface WillExecuteContext extends ToolCallInfo {
+  waitUntil(work: Promise<unknown>): void;
+}
+
+export interface DidExecuteContext extends ToolCallInfo {
+  readonly outcome: ToolCallOutcome;
+  /** The result so far; assign to replace it. */
+  result: ToolResult;
+  /** End the turn after this batch; calls that have not started are skipped. */
+  stopTurn(): void;
+}
+
+export type BeforeExecuteListener = (ctx: BeforeExecuteContext) => void | Promise<void>;
+export type WillExecuteListener = (ctx: WillExecuteContext) => void | Promise<void>;
+export type DidExecuteListener = (ctx: DidExecuteContext) => void | Promise<void>;
+
+export interface HookOptions {
+  /** Named in the error when the hook throws; defaults to the function's name. */
+  readonly name?: string;
+}
+
+/** Decides whether a call may proceed before validation; returns a message to refuse it. */
+export type ToolCallGuard = (call: { readonly name: string; readonly source: ToolSource; readonly tool: AgentTool }) => string | undefined;
+
+/** Explains a name that is not registered (e.g. a deferred tool that is not loaded). */
+export type MissingToolDescriber = (name: string) => string | undefined;
+
+/**
+ * Runs a model's batch of tool calls (Agent scope): preflight, prepare, schedule, finalize
+ * (DESIGN §1). One result per call, in call order; nothing a tool or hook throws escapes.
+ */
+export interface IAgentToolExecutorService {
+  execute(calls: readonly ToolCall[], options?: ExecuteOptions): Promise<ToolCallResult[]>;
+
+  onBeforeExecuteTool(listener: BeforeExecuteListener, options?: HookOptions): IDisposable;
+  onWillExecuteTool(listener: WillExecuteListener, options?: HookOptions): IDisposable;
+  onDidExecuteTool(listener: DidExecuteListener, options?: HookOptions): IDisposable;
+  addToolCallGuard(guard: ToolCallGuard): IDisposable;
+  addMissingToolDescriber(describer: MissingToolDescriber): IDisposable;
+
+  readonly onToolCallStarted: Event<ToolCallStartedEvent>;
+  readonly onToolProgress: Event<ToolProgressEvent>;
+  readonly onToolCallFinished: Event<ToolCallFinishedEvent>;
+}
+export const IAgentToolExecutorService = createServiceId<IAgentToolExecutorService>('AgentToolExecutorService');

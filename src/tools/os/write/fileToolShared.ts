@@ -1,0 +1,57 @@
+import type { Stats } from 'node:fs';
+import { errorMessage, isErrnoException } from '../../../base/errors';
+import { formatCount } from '../../../base/strings';
+import type { CurrentFileState } from '../../../services/fileState/fileState';
+import { sha256OfFile } from '../../../services/fileState/fileHash';
+import type { RuntimeFs } from '../../../services/runtime/runtime';
+
+/** Characters of content a display (approval prompt, UI) carries at most, per field. */
+export const DISPLAY_PREVIEW_CHARS = 8_000;
+
+/** The text cut to `max` characters, with a visible note of what was left out. */
+export function preview(text: string, max = DISPLAY_PREVIEW_CHARS): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}\n[… ${formatCount(text.length - end)} more characters not shown]`;
+}
+
+/** The stat of `path`, or undefined when nothing is there. Other errors are thrown. */
+export async function statIfExists(fs: RuntimeFs, path: string): Promise<Stats | undefined> {
+  try {
+    return await fs.stat(path);
+  } catch (error) {
+    if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The state the stale-write guard compares, hashing the file only if it is asked to. */
+export function currentStateOf(fs: RuntimeFs, path: string, stat: Stats, signal?: AbortSignal): CurrentFileState {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: () => sha256OfFile(fs, path, signal) };
+}
+
+/** A file-system error as a sentence for the model. `action` is e.g. `write "a.txt"`. */
+export function fsErrorMessage(action: string, error: unknown): string {
+  const code = isErrnoException(error) ? error.code : undefined;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `Cannot ${action}: permission denied.`;
+    case 'ENOSPC':
+      return `Cannot ${action}: no space left on the device.`;
+    case 'EDQUOT':
+      return `Cannot ${action}: the disk quota is exceeded.`;
+    case 'EFBIG':
+      return `Cannot ${action}: the file would exceed the maximum file size allowed.`;
+    case 'EROFS':
+      return `Cannot ${action}: the file system is read-only.`;
+    case 'ENAMETOOLONG':
+      return `Cannot ${action}: the file name is too long.`;
+    case 'EISDIR':
+      return `Cannot ${action}: it is a directory.`;
+    default:
+      return `Cannot ${action}: ${errorMessage(error)}`;
+  }
+}

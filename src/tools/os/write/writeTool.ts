@@ -1,0 +1,169 @@
+import type { Stats } from 'node:fs';
+import * as nodePath from 'node:path';
+import { inject, injectable } from 'inversify';
+import { isErrnoException } from '../../../base/errors';
+import { formatCount } from '../../../base/strings';
+import { createServiceId } from '../../../scopes/serviceId';
+import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { IAgentFileStateService } from '../../../services/fileState/fileState';
+import { IAgentRuntimeService, type RuntimeFs } from '../../../services/runtime/runtime';
+import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
+import { ToolAccesses } from '../../../tool/accesses';
+import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
+import { toInputJsonSchema } from '../../../tool/inputSchema';
+import { resolvePathAccess } from '../../../tool/pathAccess';
+import { renderPrompt } from '../../../tool/renderPrompt';
+import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
+import { type AtomicWriteSink, writeFileAtomic } from './atomicWrite';
+import { currentStateOf, fsErrorMessage, preview, statIfExists } from './fileToolShared';
+import { type WriteInput, WriteInputSchema } from './write';
+
+const PARAMETERS = toInputJsonSchema(WriteInputSchema);
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+export function formatByteCount(n: number): string {
+  return `${formatCount(n)} byte${n === 1 ? '' : 's'}`;
+}
+
+@injectable()
+export class WriteTool implements ExecutableTool<WriteInput> {
+  readonly name = 'Write';
+  readonly parameters: JsonSchema = PARAMETERS;
+
+  constructor(
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+    @inject(IAgentFileStateService) private readonly fileState: IAgentFileStateService,
+  ) {}
+
+  get description(): string {
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'write.md'), {});
+  }
+
+  resolveExecution(input: WriteInput): ToolExecution {
+    const path = resolvePathAccess(input.path, this.workspace.pathContext('write or edit a file')).path;
+    const append = input.mode === 'append';
+    const generation = this.runtime.generation;
+    return {
+      accesses: [ToolAccesses.writeFile(path)],
+      display: {
+        kind: 'file_io',
+        operation: 'write',
+        path,
+        detail: `${append ? 'append' : 'overwrite'}, ${formatCount(input.content.length)} characters`,
+        content: preview(input.content),
+      },
+      description: `${append ? 'Appending to' : 'Writing'} ${this.shownPath(path)}`,
+      approvalRule: literalRule('Write', path),
+      matchesRule: (ruleArgs) => matchPathRule(ruleArgs, path, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
+      execute: (ctx) => this.write(input, path, generation, ctx.signal),
+    };
+  }
+
+  private shownPath(path: string): string {
+    return this.workspace.isInside(path) ? nodePath.relative(this.workspace.cwd, path) || '.' : path;
+  }
+
+  private async write(input: WriteInput, path: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
+    if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
+    const fs = this.runtime.requireFs();
+    const shown = input.path;
+    const append = input.mode === 'append';
+
+    let existing: Stats | undefined;
+    try {
+      existing = await statIfExists(fs, path);
+    } catch (error) {
+      if (isErrnoException(error) && error.code === 'ENOTDIR') return toolError(await this.parentNotDirectory(fs, path, shown));
+      return toolError(fsErrorMessage(`write "${shown}"`, error));
+    }
+    if (existing?.isDirectory()) return toolError(`"${shown}" is a directory. Write writes files: give the path of a file.`);
+    if (existing && !existing.isFile()) {
+      return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Write only writes regular files.`);
+    }
+
+    let createdDir: string | undefined;
+    if (existing) {
+      let check;
+      try {
+        check = await this.fileState.check(path, shown, currentStateOf(fs, path, existing, signal));
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return toolError(fsErrorMessage(`read "${shown}" to check it is unchanged`, error));
+      }
+      if (!check.ok) return toolError(check.message);
+    } else {
+      try {
+        createdDir = await fs.mkdir(nodePath.dirname(path), { recursive: true });
+      } catch (error) {
+        const code = isErrnoException(error) ? error.code : undefined;
+        if (code === 'ENOTDIR' || code === 'EEXIST') return toolError(await this.parentNotDirectory(fs, path, shown));
+        return toolError(fsErrorMessage(`create the directory "${this.shownPath(nodePath.dirname(path))}"`, error));
+      }
+    }
+
+    let contentBytes = 0;
+    let result;
+    try {
+      result = await writeFileAtomic(
+        fs,
+        path,
+        async (sink) => {
+          if (append && existing) await copyInto(fs, path, sink, signal);
+          const before = sink.bytes;
+          await sink.write(input.content);
+          contentBytes = sink.bytes - before;
+        },
+        existing ? { mode: existing.mode, owner: { uid: existing.uid, gid: existing.gid }, signal } : { signal },
+      );
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const outcome = existing ? 'The file was left unchanged.' : 'Nothing was written.';
+      return toolError(`${fsErrorMessage(`write "${shown}"`, error)} ${outcome}`);
+    }
+    await this.recordWritten(fs, path, result, generation);
+
+    if (append && existing) return { output: `Appended ${formatByteCount(contentBytes)} to ${shown} (the file is now ${formatByteCount(result.bytes)}).` };
+    if (existing) return { output: `Wrote ${formatByteCount(contentBytes)} to ${shown} (replaced the previous ${formatByteCount(existing.size)}).` };
+    const made = createdDir ? `; created the directory ${this.shownPath(createdDir)}` : '';
+    return { output: `${append ? 'Appended' : 'Wrote'} ${formatByteCount(contentBytes)} to ${shown} (new file${made}).` };
+  }
+
+  private async recordWritten(fs: RuntimeFs, path: string, result: { bytes: number; sha256: string }, generation: number): Promise<void> {
+    const after = await fs.stat(path).catch(() => undefined);
+    this.fileState.record(path, { size: result.bytes, mtimeMs: after?.mtimeMs ?? 0, ctimeMs: after?.ctimeMs ?? 0, sha256: result.sha256 }, generation);
+  }
+
+  /** The message for a path whose parent chain holds a file where a directory should be. */
+  private async parentNotDirectory(fs: RuntimeFs, path: string, shown: string): Promise<string> {
+    for (let dir = nodePath.dirname(path); dir !== nodePath.dirname(dir); dir = nodePath.dirname(dir)) {
+      const stat = await fs.stat(dir).catch(() => undefined);
+      if (stat && !stat.isDirectory()) return `Cannot write "${shown}": "${this.shownPath(dir)}" is a file, not a directory.`;
+    }
+    return `Cannot write "${shown}": a parent path is not a directory.`;
+  }
+}
+
+/** Streams the current content of `path` into the sink (append keeps the old bytes first). */
+async function copyInto(fs: RuntimeFs, path: string, sink: AtomicWriteSink, signal: AbortSignal): Promise<void> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+    for (;;) {
+      signal.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      await sink.write(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+export const IWriteTool = createServiceId<WriteTool>('tool.Write');
+export const writeTool = registerAgentToolService(IWriteTool, WriteTool, {
+  name: 'Write',
+  domain: 'os',
+  requiredRuntimeCapabilities: ['fs'],
+});

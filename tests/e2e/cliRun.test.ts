@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { CLI, runCliProcess } from '../helpers/cliProcess';
+import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
+
+let root: string;
+let ws: string;
+let outside: string;
+beforeEach(() => {
+  root = makeTempDir();
+  ws = nodePath.join(root, 'ws');
+  outside = nodePath.join(root, 'outside.txt');
+  writeFiles(root, { 'ws/a.txt': 'alpha\nbeta\n', 'ws/b.txt': 'bravo\n', 'outside.txt': 'far away\n' });
+});
+afterEach(() => removeDir(root));
+
+const batch = (calls: unknown[]) => JSON.stringify(calls);
+
+describe('toolhost run --json', () => {
+  test('stdout holds exactly one JSON object with the results in call order; events go to stderr', async () => {
+    const input = batch([
+      { name: 'Read', arguments: { path: 'a.txt' } },
+      { id: 'mine', name: 'Read', arguments: '{"path": "b.txt", "n_lines": "1"}' },
+      { name: 'Read', arguments: { path: '.env' } },
+      { name: 'Nope', arguments: {} },
+    ]);
+    const run = await runCliProcess(['run', '--json'], { cwd: ws, input });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      results: [
+        { id: 'call_1', name: 'Read', isError: false, outcome: 'executed', output: '1\talpha\n2\tbeta\n<system>Lines 1-2 of 2. End of file reached.</system>', truncated: false },
+        { id: 'mine', name: 'Read', isError: false, outcome: 'executed', output: '1\tbravo\n<system>Line 1 of 1. End of file reached.</system>', truncated: false },
+        {
+          id: 'call_3',
+          name: 'Read',
+          isError: true,
+          outcome: 'resolution-failed',
+          output: '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.',
+          truncated: false,
+        },
+        { id: 'call_4', name: 'Nope', isError: true, outcome: 'rejected', output: 'Tool "Nope" not found', truncated: false },
+      ],
+    });
+    const events = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { event: string; toolCallId: string });
+    for (const id of ['call_1', 'mine', 'call_3', 'call_4']) {
+      expect(events.filter((e) => e.toolCallId === id).map((e) => e.event)).toEqual(['started', 'finished']);
+    }
+  });
+
+  test('reads a FILE argument, relative to the current directory', async () => {
+    writeFiles(root, { 'calls.json': batch([{ name: 'Read', arguments: { path: 'a.txt', n_lines: 1 } }]) });
+    const run = await runCliProcess(['run', '--json', '--cwd', ws, nodePath.join('..', 'calls.json')], { cwd: ws });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { results: Array<{ output: string }> }).results[0]!.output).toMatch(/^1\talpha\n/);
+  });
+});
+
+describe('toolhost run approvals', () => {
+  const outsideRead = () => batch([{ name: 'Read', arguments: { path: outside } }]);
+
+  test('without --yes and without a terminal, a call that needs approval is denied with a message naming --yes and approval.allow', async () => {
+    const run = await runCliProcess(['run', '--json'], { cwd: ws, input: outsideRead() });
+    expect(run.code).toBe(0);
+    const [result] = (JSON.parse(run.stdout) as { results: Array<{ outcome: string; output: string }> }).results;
+    expect(result!.outcome).toBe('denied');
+    expect(result!.output).toBe(
+      `Tool "Read" was not run: it needs approval and there is no one to approve it. To allow it, add a rule such as "Read(${outside})" to approval.allow in toolhost.json, or run toolhost with --yes to approve every call. Do not retry the same call; choose a different approach or ask the user how to proceed.`,
+    );
+  });
+
+  test('--yes approves it', async () => {
+    const run = await runCliProcess(['run', '--json', '--yes'], { cwd: ws, input: outsideRead() });
+    expect((JSON.parse(run.stdout) as { results: Array<{ outcome: string }> }).results[0]!.outcome).toBe('executed');
+  });
+
+  test('a config approval.allow rule approves it', async () => {
+    writeFiles(ws, { 'toolhost.json': JSON.stringify({ approval: { allow: [`Read(${nodePath.dirname(outside)}/*.txt)`] } }) });
+    const run = await runCliProcess(['run', '--json'], { cwd: ws, input: outsideRead() });
+    expect((JSON.parse(run.stdout) as { results: Array<{ outcome: string }> }).results[0]!.outcome).toBe('executed');
+  });
+
+  const hasScript = fs.existsSync('/usr/bin/script');
+  (hasScript ? test : test.skip)('on a terminal the person is asked; "a" approves the rest of the session', async () => {
+    writeFiles(root, { 'calls.json': batch([{ name: 'Read', arguments: { path: outside } }, { name: 'Read', arguments: { path: outside } }]) });
+    // `script` gives the CLI a real pseudo-terminal; the answer is typed into it.
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} ${CLI} run ${nodePath.join(root, 'calls.json')}`, '/dev/null'], { cwd: ws });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('> ') && !out.includes('answered')) {
+        out += '(answered)';
+        child.stdin.end('a\n');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out.match(/\? Read wants to run: Reading /g)).toHaveLength(1);
+    expect(out).toContain(`[a] yes, and allow Read(${outside}) for this session`);
+    expect(out).toContain('2 calls: 2 executed; 0 errors.');
+  });
+});
+
+describe('toolhost run transcript', () => {
+  test('prints one block per call with status, time and output, then a summary', async () => {
+    const run = await runCliProcess(['run'], { cwd: ws, input: batch([{ name: 'Read', arguments: { path: 'b.txt' } }, { name: 'Read', arguments: '{"path":' }]) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^=== \[1\/2\] Read \(call_1\): executed, \d+ ms\nargs: \{"path":"b\.txt"\}\n1\tbravo\n<system>Line 1 of 1\. End of file reached\.<\/system>\n\n=== \[2\/2\] Read \(call_2\): rejected, error, \d+ ms\nargs: \{"path":\nInvalid JSON in arguments for tool "Read": Unexpected end of JSON input\n\n2 calls: 1 executed, 1 rejected; 1 error\.\n$/,
+    );
+  });
+});
+
+describe('toolhost run input errors exit with code 2', () => {
+  test.each<[string, string[], string | undefined, RegExp]>([
+    ['a missing file', ['run', 'missing.json'], undefined, /^toolhost: cannot read missing\.json: ENOENT/],
+    ['invalid JSON', ['run'], '[{"name": "Read",', /^toolhost: stdin is not valid JSON: /],
+    ['not an array', ['run'], '{"name": "Read"}', /^toolhost: stdin must be a JSON array of \{"id"\?: string, "name": string, "arguments": string \| object\}:\n {2}- \(root\): expected array, received object\n$/],
+    ['a call without a name', ['run'], '[{"arguments": {}}]', /- \[0\]\.name: expected string, received undefined/],
+    ['arguments of the wrong type', ['run'], '[{"name": "Read", "arguments": 5}]', /- \[0\]\.arguments: /],
+    ['an unknown key', ['run'], '[{"name": "Read", "args": {}}]', /- \[0\]\.args: unknown key/],
+    ['an unknown flag', ['run', '--force'], '[]', /error: unknown option '--force'/],
+  ])('%s', async (_name, args, input, stderr) => {
+    const run = await runCliProcess(args, { cwd: ws, input });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(stderr);
+    expect(run.stdout).toBe('');
+  });
+});

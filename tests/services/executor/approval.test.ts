@@ -1,0 +1,189 @@
+import * as nodePath from 'node:path';
+import { z } from 'zod';
+import { IAgentToolApprovalService } from '../../../src/services/approval/toolApproval';
+import { evaluateApproval } from '../../../src/services/approval/approvalPolicy';
+import { ConfigError, parseConfig } from '../../../src/services/config/configLoader';
+import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
+import { literalRule, matchCommandRule, matchPathRule } from '../../../src/tool/ruleMatch';
+import { ScriptedInteractions } from '../../helpers/interactions';
+import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { testTool } from '../../helpers/testTools';
+import { type Harness, openHarness } from './harness';
+
+const dir = useTempDir();
+let h: Harness;
+afterEach(() => h?.dispose());
+
+const CommandSchema = z.object({ command: z.string() });
+
+/** A shell-like tool: `all` accesses, a command rule. */
+function shellTool() {
+  return testTool<{ command: string }>('Shell', {
+    schema: CommandSchema,
+    accesses: () => ToolAccesses.all(),
+    approvalRule: (i) => literalRule('Shell', i.command),
+    resolve: (i) => ({
+      accesses: ToolAccesses.all(),
+      description: `Running ${i.command}`,
+      display: { kind: 'command', command: i.command },
+      approvalRule: literalRule('Shell', i.command),
+      matchesRule: (args, mode) => matchCommandRule(args, i.command, mode),
+      execute: async () => ({ output: `ran ${i.command}` }),
+    }),
+  });
+}
+
+describe('evaluateApproval()', () => {
+  const inside = (p: string) => p.startsWith('/w/');
+  const shell = (command: string) => ({ toolName: 'Shell', accesses: ToolAccesses.all(), matchesRule: (a: string, m?: 'allow' | 'deny') => matchCommandRule(a, command, m) });
+  const reader = (path: string) => ({ toolName: 'Read', accesses: [ToolAccesses.readFile(path)] as Accesses, matchesRule: (a: string) => matchPathRule(a, path, { cwd: '/w' }) });
+  const none = { allow: [], ask: [], deny: [] };
+  test.each<[string, { allow?: string[]; ask?: string[]; deny?: string[] }, string[], ReturnType<typeof shell> | ReturnType<typeof reader>, string]>([
+    ['read-only inside the workspace is allowed', {}, [], reader('/w/a.ts'), 'allow:read-only'],
+    ['read-only outside the workspace asks', {}, [], reader('/etc/hosts'), 'ask'],
+    ['everything else asks', {}, [], shell('ls'), 'ask'],
+    ['an allow rule allows', { allow: ['Shell(npm test)'] }, [], shell('npm test'), 'allow:allow-rule'],
+    ['an allow rule must cover every part', { allow: ['Shell(npm test)'] }, [], shell('npm test && rm -rf /'), 'ask'],
+    ['a bare tool rule allows everything of it', { allow: ['Shell'] }, [], shell('rm -rf /'), 'allow:allow-rule'],
+    ['a session grant allows', {}, ['Shell(git status)'], shell('git status'), 'allow:session-grant'],
+    ['deny beats allow', { allow: ['Shell'], deny: ['Shell(rm *)'] }, [], shell('rm -rf x'), 'deny'],
+    ['deny fires on any part', { deny: ['Shell(rm *)'] }, [], shell('ls && rm -rf x'), 'deny'],
+    ['deny beats the read-only default', { deny: ['Read(/w/secret/**)'] }, [], reader('/w/secret/a'), 'deny'],
+    ['ask beats allow', { allow: ['Shell'], ask: ['Shell(git push*)'] }, [], shell('git push origin'), 'ask'],
+    ['ask beats a session grant', { ask: ['Shell'] }, ['Shell(ls)'], shell('ls'), 'ask'],
+    ['deny beats ask', { ask: ['Shell'], deny: ['Shell'] }, [], shell('ls'), 'deny'],
+    ['an allow rule for outside reads', { allow: ['Read(/etc/**)'] }, [], reader('/etc/hosts'), 'allow:allow-rule'],
+  ])('%s', (_name, rules, grants, subject, expected) => {
+    const decision = evaluateApproval({ ...none, ...rules }, grants, subject, inside);
+    expect(decision.kind === 'allow' ? `allow:${decision.reason}` : decision.kind).toBe(expected);
+  });
+});
+
+describe('approval in the executor', () => {
+  test('a read inside the workspace runs without asking; a write asks with description and display', async () => {
+    writeFiles(dir.path, { 'a.txt': 'a\n' });
+    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    h = openHarness({ cwd: dir.path, builtins: true, tools: [shellTool()], interactions });
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'Read', arguments: { path: 'a.txt' } },
+      { id: '2', name: 'Shell', arguments: { command: 'make' } },
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed']);
+    expect(interactions.approvals).toEqual([
+      {
+        kind: 'approval',
+        toolCallId: '2',
+        toolName: 'Shell',
+        args: { command: 'make' },
+        description: 'Running make',
+        display: { kind: 'command', command: 'make' },
+        approvalRule: 'Shell(make)',
+      },
+    ]);
+  });
+
+  test('a read outside the workspace asks', async () => {
+    const outside = nodePath.join(dir.path, '..', `outside-${process.pid}.txt`);
+    const interactions = new ScriptedInteractions(() => ({ decision: 'reject' }));
+    h = openHarness({ cwd: dir.path, builtins: true, interactions });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Read', arguments: { path: outside } }]);
+    expect(interactions.approvals.map((r) => r.toolName)).toEqual(['Read']);
+    expect(result!.outcome).toBe('denied');
+  });
+
+  test('a rejection tells the model what happened and not to retry, with the feedback', async () => {
+    const interactions = new ScriptedInteractions(() => ({ decision: 'reject', feedback: 'use the staging cluster' }));
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'deploy prod' } }]);
+    expect(result).toMatchObject({
+      outcome: 'denied',
+      isError: true,
+      output: 'Tool "Shell" was not run: the user rejected it. Reason: use the staging cluster Do not retry the same call; choose a different approach or ask the user how to proceed.',
+    });
+  });
+
+  test('a deny rule refuses without asking', async () => {
+    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions, config: { approval: { deny: ['Shell(rm *)'] } } });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'rm -rf build' } }]);
+    expect(result).toMatchObject({
+      outcome: 'denied',
+      output: 'Tool "Shell" was denied by the approval rule "Shell(rm *)" (config approval.deny). Do not retry the same call; choose a different approach or ask the user how to proceed.',
+    });
+    expect(interactions.requests).toEqual([]);
+  });
+
+  test('config allow rules run without asking; ask rules ask anyway', async () => {
+    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions, config: { approval: { allow: ['Shell(git *)'], ask: ['Shell(git push*)'] } } });
+    await h.agent.executor.execute([
+      { id: '1', name: 'Shell', arguments: { command: 'git checkout feature/x' } },
+      { id: '2', name: 'Shell', arguments: { command: 'git push origin main' } },
+    ]);
+    expect(interactions.approvals.map((r) => r.toolCallId)).toEqual(['2']);
+  });
+
+  test('"approve for this session" stores the approval rule; the same call later runs without asking', async () => {
+    const interactions = new ScriptedInteractions(() => ({ decision: 'approve_session' }));
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
+    await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'npm test' } }]);
+    expect(h.agent.get(IAgentToolApprovalService).sessionGrants).toEqual(['Shell(npm test)']);
+    const [again] = await h.agent.executor.execute([{ id: '2', name: 'Shell', arguments: { command: 'npm test' } }]);
+    const [other] = await h.agent.executor.execute([{ id: '3', name: 'Shell', arguments: { command: 'npm test --all' } }]);
+    expect(again!.outcome).toBe('executed');
+    expect(other!.outcome).toBe('executed');
+    expect(interactions.approvals.map((r) => r.toolCallId)).toEqual(['1', '3']);
+  });
+
+  test('with no host to ask, the answer is a denial that says how to allow it', async () => {
+    h = openHarness({ cwd: dir.path, tools: [shellTool()] });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'make' } }]);
+    expect(result).toMatchObject({
+      outcome: 'denied',
+      isError: true,
+      output:
+        'Tool "Shell" was not run: it needs approval and there is no one to approve it. To allow it, add a rule such as "Shell(make)" to approval.allow in toolhost.json. Do not retry the same call; choose a different approach or ask the user how to proceed.',
+    });
+  });
+
+  test('host requests go one at a time, in call order', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const interactions = new ScriptedInteractions(async () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+      return { decision: 'approve' };
+    });
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
+    await h.agent.executor.execute(['a', 'b', 'c', 'd'].map((c, i) => ({ id: String(i), name: 'Shell', arguments: { command: c } })));
+    expect(maxInFlight).toBe(1);
+    expect(interactions.approvals.map((r) => r.toolCallId)).toEqual(['0', '1', '2', '3']);
+  });
+
+  test('a host that fails is a denial for that call only', async () => {
+    const interactions = new ScriptedInteractions((request) => {
+      if (request.toolCallId === '1') throw new Error('socket closed');
+      return { decision: 'approve' };
+    });
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'Shell', arguments: { command: 'a' } },
+      { id: '2', name: 'Shell', arguments: { command: 'b' } },
+    ]);
+    expect(results.map((r) => [r.outcome, r.output])).toEqual([
+      ['denied', 'Tool "Shell" was not run: the approval request failed (socket closed). Do not retry the same call; choose a different approach or ask the user how to proceed.'],
+      ['executed', 'ran b'],
+    ]);
+  });
+
+  test('a malformed approval rule is a config error that names the key', () => {
+    expect(() => parseConfig({ approval: { allow: ['Read', 'Bash(npm test'] } })).toThrow(ConfigError);
+    try {
+      parseConfig({ approval: { allow: ['Read', 'Bash(npm test'] } });
+    } catch (error) {
+      expect((error as ConfigError).issues).toEqual([{ path: 'approval.allow[1]', message: 'Rule "Bash(npm test" has no closing parenthesis.' }]);
+    }
+  });
+});

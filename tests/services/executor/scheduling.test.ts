@@ -1,0 +1,251 @@
+import * as nodePath from 'node:path';
+import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
+import { ToolScheduler } from '../../../src/services/executor/toolScheduler';
+import { ScriptedInteractions } from '../../helpers/interactions';
+import { useTempDir } from '../../helpers/tempDir';
+import { deferred, testTool } from '../../helpers/testTools';
+import { expectPairedEvents, type Harness, openHarness } from './harness';
+
+const dir = useTempDir();
+let h: Harness;
+afterEach(() => h?.dispose());
+
+type Op = { id?: string; path?: string };
+
+/** A tool that logs `start:<id>` and `end:<id>`, and holds until `release(id)` (or runs through). */
+function loggingTools(log: string[], holds: Map<string, Promise<void>> = new Map()) {
+  const run = (kind: string) => async (input: Op) => {
+    log.push(`start:${input.id}`);
+    await holds.get(input.id!);
+    log.push(`end:${input.id}`);
+    if (input.id?.startsWith('fail')) throw new Error(`${input.id} broke`);
+    return { output: `${kind} ${input.id}` };
+  };
+  const at = (input: Op) => nodePath.join(dir.path, input.path ?? 'f');
+  return [
+    testTool<Op>('R', { accesses: (i) => [ToolAccesses.readFile(at(i))], execute: run('R') }),
+    testTool<Op>('W', { accesses: (i) => [ToolAccesses.writeFile(at(i))], execute: run('W') }),
+    testTool<Op>('S', { accesses: (i) => [ToolAccesses.searchTree(at(i))], execute: run('S') }),
+    testTool<Op>('X', { accesses: () => ToolAccesses.all(), execute: run('X') }),
+  ];
+}
+
+const approveAll = () => new ScriptedInteractions(() => ({ decision: 'approve' }));
+
+describe('scheduling by accesses', () => {
+  test('independent calls run concurrently: each waits for all the others to start', async () => {
+    const log: string[] = [];
+    const allStarted = deferred();
+    const holds = new Map<string, Promise<void>>();
+    for (const id of ['a', 'b', 'c', 'd']) holds.set(id, allStarted.promise);
+    h = openHarness({ cwd: dir.path, tools: loggingTools(log, holds), interactions: approveAll() });
+    // If the calls ran one by one, the first would wait forever for the others.
+    h.agent.executor.onToolCallStarted(() => undefined);
+    const watch = setInterval(() => {
+      if (log.filter((e) => e.startsWith('start:')).length === 4) allStarted.resolve();
+    }, 1);
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'R', arguments: { id: 'a', path: 'x' } },
+      { id: '2', name: 'R', arguments: { id: 'b', path: 'x' } },
+      { id: '3', name: 'W', arguments: { id: 'c', path: 'y' } },
+      { id: '4', name: 'S', arguments: { id: 'd', path: 'sub' } },
+    ]);
+    clearInterval(watch);
+    expect(log.slice(0, 4).sort()).toEqual(['start:a', 'start:b', 'start:c', 'start:d']);
+    expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed', 'executed', 'executed']);
+  });
+
+  test.each<[string, [string, Op], [string, Op]]>([
+    ['a write after a read of the same file', ['R', { id: 'a', path: 'x' }], ['W', { id: 'b', path: 'x' }]],
+    ['a read after a write of the same file', ['W', { id: 'a', path: 'x' }], ['R', { id: 'b', path: 'x' }]],
+    ['two writes of one file', ['W', { id: 'a', path: 'x' }], ['W', { id: 'b', path: 'x' }]],
+    ['a write inside a recursive search', ['S', { id: 'a', path: 'src' }], ['W', { id: 'b', path: 'src/deep/f.ts' }]],
+    ['anything after an all', ['X', { id: 'a' }], ['R', { id: 'b', path: 'x' }]],
+    ['an all after a read', ['R', { id: 'a', path: 'x' }], ['X', { id: 'b' }]],
+  ])('%s: the later call starts only after the earlier one finished', async (_name, [t1, i1], [t2, i2]) => {
+    const log: string[] = [];
+    const firstHeld = deferred();
+    h = openHarness({ cwd: dir.path, tools: loggingTools(log, new Map([['a', firstHeld.promise]])), interactions: approveAll() });
+    const pending = h.agent.executor.execute([
+      { id: '1', name: t1, arguments: i1 },
+      { id: '2', name: t2, arguments: i2 },
+    ]);
+    // Let everything that could start, start.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['start:a']);
+    firstHeld.resolve();
+    await pending;
+    expect(log).toEqual(['start:a', 'end:a', 'start:b', 'end:b']);
+  });
+
+  test('a conflicting call never overtakes an earlier one, while independent later calls do', async () => {
+    const log: string[] = [];
+    const hold = deferred();
+    h = openHarness({ cwd: dir.path, tools: loggingTools(log, new Map([['a', hold.promise]])), interactions: approveAll() });
+    const pending = h.agent.executor.execute([
+      { id: '1', name: 'W', arguments: { id: 'a', path: 'x' } },
+      { id: '2', name: 'R', arguments: { id: 'b', path: 'x' } },
+      { id: '3', name: 'R', arguments: { id: 'c', path: 'y' } },
+      { id: '4', name: 'W', arguments: { id: 'd', path: 'x' } },
+    ]);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    // b (reads x) waits behind a (writes x); c (reads y) overtakes freely; d (writes x) waits for both.
+    expect([...log].sort()).toEqual(['end:c', 'start:a', 'start:c']);
+    hold.resolve();
+    await pending;
+    expect(log.slice(3)).toEqual(['end:a', 'start:b', 'end:b', 'start:d', 'end:d']);
+  });
+
+  test('one call failing never cancels an independent call', async () => {
+    const log: string[] = [];
+    h = openHarness({ cwd: dir.path, tools: loggingTools(log), interactions: approveAll() });
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'W', arguments: { id: 'fail1', path: 'x' } },
+      { id: '2', name: 'W', arguments: { id: 'b', path: 'y' } },
+      { id: '3', name: 'R', arguments: { id: 'c', path: 'x' } },
+    ]);
+    expect(results.map((r) => [r.output, r.outcome])).toEqual([
+      ['Tool "W" failed: fail1 broke', 'executed'],
+      ['W b', 'executed'],
+      ['R c', 'executed'],
+    ]);
+  });
+
+  test('an approved, conflict-free call starts while a later call still waits for approval', async () => {
+    const log: string[] = [];
+    const approvalFor2 = deferred<void>();
+    const interactions = new ScriptedInteractions(async (request) => {
+      if (request.toolCallId === '2') await approvalFor2.promise;
+      return { decision: 'approve' };
+    });
+    h = openHarness({ cwd: dir.path, tools: loggingTools(log), interactions });
+    const pending = h.agent.executor.execute([
+      { id: '1', name: 'W', arguments: { id: 'a', path: 'x' } },
+      { id: '2', name: 'W', arguments: { id: 'b', path: 'y' } },
+      { id: '3', name: 'R', arguments: { id: 'c', path: 'y' } },
+    ]);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    // Call 1 ran to the end while call 2 still waits for its approval; call 3 (conflicting with 2) waits too.
+    expect(log).toEqual(['start:a', 'end:a']);
+    expect(interactions.approvals.map((r) => r.toolCallId)).toEqual(['1', '2']);
+    approvalFor2.resolve();
+    await pending;
+    expect(log).toEqual(['start:a', 'end:a', 'start:b', 'end:b', 'start:c', 'end:c']);
+    expectPairedEvents(h.events, ['1', '2', '3']);
+  });
+});
+
+describe('abort', () => {
+  test('the signal reaches running tools; queued calls end aborted without running', async () => {
+    const log: string[] = [];
+    const controller = new AbortController();
+    h = openHarness({
+      cwd: dir.path,
+      interactions: approveAll(),
+      tools: [
+        testTool<Op>('Waits', {
+          accesses: () => [ToolAccesses.writeFile(`${dir.path}/x`)],
+          execute: (input, ctx) =>
+            new Promise((resolve) => {
+              log.push(`start:${input.id}`);
+              ctx.signal.addEventListener('abort', () => {
+                log.push(`saw abort:${input.id}`);
+                resolve({ output: `stopped ${input.id}`, isError: true });
+              });
+            }),
+        }),
+      ],
+    });
+    const pending = h.agent.executor.execute(
+      [
+        { id: '1', name: 'Waits', arguments: { id: 'a' } },
+        { id: '2', name: 'Waits', arguments: { id: 'b' } },
+      ],
+      { signal: controller.signal },
+    );
+    for (let i = 0; i < 20 && log.length === 0; i++) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    const results = await pending;
+    expect(log).toEqual(['start:a', 'saw abort:a']);
+    expect(results.map((r) => [r.outcome, r.output])).toEqual([
+      ['aborted', 'stopped a'],
+      ['aborted', 'Tool "Waits" was aborted'],
+    ]);
+    expectPairedEvents(h.events, ['1', '2']);
+  });
+
+  test('a tool that ignores the abort is given up on after the grace period', async () => {
+    const never = new Promise<never>(() => undefined);
+    const controller = new AbortController();
+    h = openHarness({
+      cwd: dir.path,
+      config: { executor: { abortGraceMs: 50 } },
+      tools: [testTool('Stubborn', { accesses: () => [], execute: () => never })],
+    });
+    const started = deferred();
+    h.agent.executor.onToolCallStarted(() => started.resolve());
+    const pending = h.agent.executor.execute([{ id: '1', name: 'Stubborn', arguments: {} }], { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    const [result] = await pending;
+    expect(result).toMatchObject({ outcome: 'aborted', output: 'Tool "Stubborn" was aborted', isError: true });
+  });
+
+  test('a batch aborted before it starts runs nothing', async () => {
+    let ran = false;
+    h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], execute: () => ((ran = true), { output: '' }) })] });
+    const results = await h.agent.executor.execute([{ id: '1', name: 'T', arguments: {} }], { signal: AbortSignal.abort() });
+    expect(results[0]).toMatchObject({ outcome: 'aborted', output: 'Tool "T" was aborted' });
+    expect(ran).toBe(false);
+  });
+
+  test('an abort while waiting for approval cancels the request', async () => {
+    const controller = new AbortController();
+    let sawAbort = false;
+    const interactions = new ScriptedInteractions(
+      (_request, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            reject(new Error('cancelled'));
+          });
+        }),
+    );
+    h = openHarness({ cwd: dir.path, interactions, tools: [testTool('T', { accesses: () => ToolAccesses.all() })] });
+    const pending = h.agent.executor.execute([{ id: '1', name: 'T', arguments: {} }], { signal: controller.signal });
+    for (let i = 0; i < 20 && interactions.requests.length === 0; i++) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    const [result] = await pending;
+    expect(sawAbort).toBe(true);
+    expect(result).toMatchObject({ outcome: 'aborted', output: 'Tool "T" was aborted' });
+  });
+});
+
+describe('ToolScheduler', () => {
+  const w = (p: string): Accesses => [ToolAccesses.writeFile(p)];
+  const r = (p: string): Accesses => [ToolAccesses.readFile(p)];
+
+  test('a preparing earlier task blocks a conflicting later one, not an independent one', async () => {
+    const s = new ToolScheduler();
+    const t0 = s.add(w('/a'));
+    const t1 = s.add(r('/a'));
+    const t2 = s.add(r('/b'));
+    const started: number[] = [];
+    void s.whenStartable(t1).then(() => started.push(1));
+    void s.whenStartable(t2).then(() => started.push(2));
+    await new Promise((res) => setImmediate(res));
+    expect(started).toEqual([2]);
+    s.finish(t0);
+    await new Promise((res) => setImmediate(res));
+    expect(started).toEqual([2, 1]);
+    expect(s.running()).toEqual([1, 2]);
+  });
+
+  test('tasks that touch nothing never wait', async () => {
+    const s = new ToolScheduler();
+    s.add(ToolAccesses.all());
+    const free = s.add(ToolAccesses.none());
+    await s.whenStartable(free);
+    expect(s.running()).toEqual([1]);
+  });
+});
