@@ -54,7 +54,7 @@ export {
   type RuleMatchMode,
   type PathRuleContext,
 } from './tool/ruleMatch';
-export { parseShellCommand, type ParsedShellCommand, type SimpleCommand } from './tool/shellSplit';
+export { parseShellCommand, type ParsedShellCommand, type SimpleCommand, type Redirection } from './tool/shellSplit';
 
 // Tool policy
 export {
@@ -84,6 +84,8 @@ export {
   type ReadConfig,
   type EditConfig,
   type StaleGuardConfig,
+  type BashConfig,
+  type TasksConfig,
   type ToolPolicyConfig,
 } from './services/config/configSchema';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
@@ -111,8 +113,21 @@ export {
   type DuplicateToolContribution,
 } from './services/toolAssembly/builtinToolAssembly';
 
+export {
+  IAgentTaskService,
+  TaskLimitError,
+  isTerminalStatus,
+  type TaskInfo,
+  type TaskStatus,
+  type StartProcessTaskOptions,
+  type TaskOutputRequest,
+  type TaskOutputSlice,
+  type TaskWaitResult,
+} from './services/task/task';
+export { AgentTaskService } from './services/task/agentTaskService';
+
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature } from './tools/builtinFeatures';
+export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature } from './tools/builtinFeatures';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
 export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';
@@ -126,6 +141,13 @@ export {
   type CurrentFileState,
   type StaleWriteCheck,
 } from './services/fileState/fileState';
+export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
+export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
+export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';
+export { TaskListTool, ITaskListTool, taskListTool } from './tools/task/taskList/taskListTool';
+export { TaskOutputTool, ITaskOutputTool, taskOutputTool } from './tools/task/taskOutput/taskOutputTool';
+export { TaskStopTool, ITaskStopTool, taskStopTool } from './tools/task/taskStop/taskStopTool';
+export { WaitForTool, IWaitForTool, waitForTool } from './tools/task/waitFor/waitForTool';
 
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
