@@ -126,8 +126,86 @@ export {
 } from './services/task/task';
 export { AgentTaskService } from './services/task/agentTaskService';
 
+// The executor, approval, the output budget, the host interface
+export {
+  IAgentToolExecutorService,
+  type ToolCall,
+  type ToolCallResult,
+  type ToolCallOutcome,
+  type ExecuteOptions,
+  type ToolCallInfo,
+  type BeforeExecuteContext,
+  type WillExecuteContext,
+  type DidExecuteContext,
+  type BeforeExecuteListener,
+  type WillExecuteListener,
+  type DidExecuteListener,
+  type HookOptions,
+  type ToolCallGuard,
+  type MissingToolDescriber,
+  type ToolCallStartedEvent,
+  type ToolProgressEvent,
+  type ToolCallFinishedEvent,
+} from './services/executor/toolExecutor';
+export { type BeforeHookOptions } from './services/executor/agentToolExecutorService';
+export { ToolScheduler, type ScheduledTask } from './services/executor/toolScheduler';
+export { normalizeToolResult } from './services/executor/normalizeResult';
+export { IToolArgsValidatorService, type ArgsValidation } from './services/argsValidation/toolArgsValidator';
+export { coerceArgs } from './services/argsValidation/coerceArgs';
+export { IAgentToolApprovalService, type ApprovalReview } from './services/approval/toolApproval';
+export { evaluateApproval, type ApprovalDecision, type ApprovalRules, type ApprovalSubject } from './services/approval/approvalPolicy';
+export {
+  IAgentToolResultTruncationService,
+  DEFAULT_TOOL_RESULT_MAX_CHARS,
+  DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS,
+  SPILL_PREVIEW_HEAD_CHARS,
+  SPILL_PREVIEW_TAIL_CHARS,
+  type TruncatedResult,
+} from './services/truncation/toolResultTruncation';
+export {
+  ISessionInteractionService,
+  NoInteractionHostError,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type UserToolRequest,
+  type UserToolResponse,
+  type NotificationRequest,
+  type InteractionKind,
+  type InteractionRequest,
+  type InteractionResponse,
+  type InteractionRequests,
+} from './services/interaction/interaction';
+export { NoHostInteractionService } from './services/interaction/noHostInteractionService';
+
+// Host tools, deferred loading, model-facing tool lists
+export { IAgentUserToolService, UserToolError, type UserToolRegistration } from './services/userTools/userTools';
+export {
+  IAgentToolSelectService,
+  SELECT_TOOLS_NAME,
+  DYNAMICALLY_LOADED_TOOLS_CAPABILITY,
+  type ModelToolInfo,
+  type LoadOutcome,
+} from './services/toolSelect/toolSelect';
+export { ANNOUNCEMENT_GUIDANCE } from './services/toolSelect/agentToolSelectService';
+export { IAgentModelService, type ModelCapability } from './services/model/model';
+export { IAppEnvironment, TOOL_SELECT_FLAG, isFlagOn, type AppEnvironment } from './services/environment/environment';
+export {
+  toOpenAiTools,
+  toAnthropicTools,
+  providerSchema,
+  providerToolListProblems,
+  PROVIDER_TOOL_NAME_PATTERN,
+  MODEL_TOOL_FORMATS,
+  type ModelToolFormat,
+  type ModelToolSpec,
+  type OpenAiTool,
+  type AnthropicTool,
+} from './tool/modelToolFormats';
+export { IAgentStartup } from './scopes/agentStartup';
+
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature } from './tools/builtinFeatures';
+export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature, createToolSelectFeature } from './tools/builtinFeatures';
+export { SelectToolsTool, ISelectToolsTool, selectToolsTool } from './tools/selectTools/selectToolsTool';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
 export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';

@@ -11,6 +11,7 @@ import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToo
 import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
 import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
+import { IAgentToolSelectService, type ModelToolInfo } from '../services/toolSelect/toolSelect';
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
 import { IAgentStartup } from './agentStartup';
 import { coreAgentModule } from './coreModules';
@@ -128,6 +129,14 @@ export class Agent {
 
   get executor() {
     return this.get(IAgentToolExecutorService);
+  }
+
+  /**
+   * The tools to send to the model now: active ones, with deferred tools only once loaded when
+   * deferred loading is on. Format them with toOpenAiTools / toAnthropicTools.
+   */
+  modelTools(): ModelToolInfo[] {
+    return this.get(IAgentToolSelectService).modelTools();
   }
 
   get isDisposed(): boolean {
