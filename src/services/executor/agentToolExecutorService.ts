@@ -91,7 +91,8 @@ class AbortWatch implements IDisposable {
       this.timer = setTimeout(markGraceOver, graceMs);
     };
     if (signal.aborted) this.onAbort();
-    else signal.addEventListener('abort', this.onAbort, { once: true });
+    // The shared never-aborting signal gets no listener: concurrent batches would pile them up on it.
+    else if (signal !== NEVER_ABORTED) signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   dispose(): void {
