@@ -245,7 +245,7 @@ describe('concurrency and order across requests', () => {
     expect(text(await slow)).toBe('slow done');
   });
 
-  function fileTool(name: string, events: string[], gates: Map<string, ReturnType<typeof deferred>>) {
+  function fileTool(name: string, events: string[], gates: Map<string, { promise: Promise<void> }>) {
     return testTool<{ id?: string; path?: string }>(name, {
       accesses: (input) => [ToolAccesses.writeFile(nodePath.join(tmp.path, input.path!))],
       execute: async (input) => {
