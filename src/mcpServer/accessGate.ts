@@ -28,9 +28,9 @@ export class AccessGate {
     return new Promise((resolve) => {
       const onAbort = () => {
         this.waiting = this.waiting.filter((e) => e !== entry);
+        resolve(undefined);
         // A later call may have waited only for this one.
         this.pump();
-        resolve(undefined);
       };
       entry.start = () => {
         signal?.removeEventListener('abort', onAbort);
