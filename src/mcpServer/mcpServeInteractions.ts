@@ -1,13 +1,14 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  ApprovalRequest,
-  ApprovalResponse,
+import type { Container } from 'inversify';
+import {
   ISessionInteractionService,
-  InteractionKind,
-  InteractionRequest,
-  InteractionResponse,
+  NoInteractionHostError,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type InteractionKind,
+  type InteractionRequest,
+  type InteractionResponse,
 } from '../services/interaction/interaction';
-import { NoInteractionHostError } from '../services/interaction/interaction';
 import type { ToolInputDisplay } from '../tool/display';
 
 /** Who can put a question to the person behind the MCP client (the server, once a client is connected). */
@@ -125,6 +126,14 @@ export class McpServeInteractions implements ISessionInteractionService {
   private elicitor: McpElicitor | undefined;
 
   constructor(private readonly options: McpServeInteractionsOptions = {}) {}
+
+  /**
+   * Makes this object the agent's host; pass it as `createAgent({overrides: (c) => interactions.bindTo(c)})`,
+   * then give it to the McpAgentServer that serves the agent.
+   */
+  bindTo(container: Container): void {
+    container.rebind(ISessionInteractionService).toConstantValue(this);
+  }
 
   /** Attaches the server that can ask the client; undefined detaches it. */
   setElicitor(elicitor: McpElicitor | undefined): void {

@@ -13,7 +13,6 @@ import { type App, createApp } from '../../src/scopes/appScope';
 import { Feature } from '../../src/scopes/feature';
 import type { AgentToolContribution } from '../../src/scopes/toolContribution';
 import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
-import { ISessionInteractionService } from '../../src/services/interaction/interaction';
 import { builtinFeatures } from '../../src/tools/builtinFeatures';
 
 export type ElicitationHandler = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
@@ -54,7 +53,7 @@ export async function openMcpHarness(options: {
   const agent = app.createAgent({
     cwd: options.cwd,
     dataDir: options.dataDir,
-    overrides: (container) => container.rebind(ISessionInteractionService).toConstantValue(interactions),
+    overrides: (container) => interactions.bindTo(container),
   });
   const logs: string[] = [];
   const mcp = new McpAgentServer(agent, { interactions, log: (m) => logs.push(m), listChangedDelayMs: 10, progressIntervalMs: 0, ...options.server });

@@ -1,5 +1,6 @@
 import { CallToolResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ProgressMapper, toCallToolResult, toMcpInputSchema, toMcpTool } from '../../src/mcpServer/mcpMapping';
+import { createApp } from '../../src/scopes/appScope';
 import type { ToolCallResult } from '../../src/services/executor/toolExecutor';
 import type { JsonSchema, ToolUpdate } from '../../src/tool/contract';
 
@@ -38,6 +39,20 @@ describe('toMcpTool', () => {
     expect(ToolSchema.safeParse(tool).success).toBe(true);
     expect(toMcpTool({ name: 'Plain', description: 'd', parameters: {}, annotations: {} })).toEqual({ name: 'Plain', description: 'd', inputSchema: { type: 'object' } });
   });
+});
+
+test('every builtin tool can be served: a valid MCP tool with an object schema and no $schema', async () => {
+  const app = createApp();
+  const agent = app.createAgent({ cwd: __dirname });
+  const registrations = agent.registry.list();
+  expect(registrations.length).toBeGreaterThan(0);
+  for (const { tool } of registrations) {
+    const served = toMcpTool(tool);
+    expect([tool.name, served !== undefined]).toEqual([tool.name, true]);
+    expect([tool.name, ToolSchema.safeParse(served).success]).toEqual([tool.name, true]);
+    expect(served!.inputSchema).not.toHaveProperty('$schema');
+  }
+  await app.dispose();
 });
 
 describe('toCallToolResult', () => {

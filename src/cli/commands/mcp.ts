@@ -5,7 +5,6 @@ import { errorMessage } from '../../base/errors';
 import { McpAgentServer } from '../../mcpServer/mcpAgentServer';
 import { McpServeInteractions } from '../../mcpServer/mcpServeInteractions';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
-import { ISessionInteractionService } from '../../services/interaction/interaction';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, UsageError } from '../io';
@@ -48,7 +47,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
 
   const interactions = new McpServeInteractions({ approveAll: flags.yes === true });
   // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
-  const session = openAgentSession(flags, io, (container) => container.rebind(ISessionInteractionService).toConstantValue(interactions));
+  const session = openAgentSession(flags, io, (container) => interactions.bindTo(container));
 
   const realProcess = io.stdout === process.stdout;
   const unguard = realProcess ? guardProcess(log) : () => undefined;
