@@ -22,8 +22,15 @@ import { AccessGate } from './accessGate';
 import { MCP_META_OUTCOME, ProgressMapper, type McpProgress, toCallToolResult, toMcpTool } from './mcpMapping';
 import type { McpElicitor, McpServeInteractions } from './mcpServeInteractions';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const PACKAGE_VERSION: string = (require('../../package.json') as { version: string }).version;
+function packageVersion(): string {
+  try {
+    // dist/mcpServer → the package root. Other layouts (the benchmark build) fall back.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('../../package.json') as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
 
 export const DEFAULT_LIST_CHANGED_DELAY_MS = 50;
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
@@ -98,7 +105,7 @@ export class McpAgentServer {
     this.elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
     const cwd = agent.get(IAgentWorkspaceService).cwd;
     this.server = new Server(
-      { name: options.name ?? 'toolhost', version: options.version ?? PACKAGE_VERSION },
+      { name: options.name ?? 'toolhost', version: options.version ?? packageVersion() },
       {
         capabilities: { tools: { listChanged: true } },
         instructions:
