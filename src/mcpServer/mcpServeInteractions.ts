@@ -29,9 +29,21 @@ export const APPROVAL_DECISIONS = ['approve', 'approve_session', 'reject'] as co
 export const MCP_META_APPROVAL = 'toolhost/approval';
 
 const DETAIL_MAX_CHARS = 1_000;
+const META_ARGS_MAX_CHARS = 10_000;
 
 function clip(text: string, max = DETAIL_MAX_CHARS): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+const PREVIEW_LINES = 12;
+const PREVIEW_LINE_CHARS = 200;
+
+/** The first lines of a text, each prefixed, with a count of the lines left out. */
+function preview(text: string, prefix: string): string[] {
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => prefix + clip(line, PREVIEW_LINE_CHARS));
+  if (lines.length > PREVIEW_LINES) shown.push(`${prefix}… (${lines.length - PREVIEW_LINES} more lines)`);
+  return shown;
 }
 
 function displayLines(display: ToolInputDisplay, args: unknown): string[] {
@@ -39,9 +51,16 @@ function displayLines(display: ToolInputDisplay, args: unknown): string[] {
     case 'command':
       return [`$ ${display.command}${display.cwd ? `   (in ${display.cwd})` : ''}`];
     case 'file_io':
-      return [`${display.operation} ${display.path}${display.detail ? ` (${display.detail})` : ''}`];
+      return [
+        `${display.operation} ${display.path}${display.detail ? ` (${display.detail})` : ''}`,
+        ...(display.content !== undefined ? preview(display.content, '| ') : []),
+      ];
     case 'diff':
-      return [`edit ${display.path}${display.hunks !== undefined ? ` (${display.hunks} change${display.hunks === 1 ? '' : 's'})` : ''}`];
+      return [
+        `edit ${display.path}${display.hunks !== undefined ? ` (${display.hunks} change${display.hunks === 1 ? '' : 's'})` : ''}`,
+        ...preview(display.before, '- '),
+        ...preview(display.after, '+ '),
+      ];
     case 'url_fetch':
       return [`${display.method ?? 'GET'} ${display.url}`];
     case 'search':
@@ -91,7 +110,8 @@ export function approvalElicitation(request: ApprovalRequest): ElicitRequestForm
       [MCP_META_APPROVAL]: {
         toolCallId: request.toolCallId,
         toolName: request.toolName,
-        args: request.args,
+        // Large arguments (a whole file for Write) stay out; the display holds a preview.
+        ...(safeJson(request.args).length <= META_ARGS_MAX_CHARS ? { args: request.args } : { argsOmitted: true }),
         description: request.description,
         display: request.display,
         approvalRule: request.approvalRule,

@@ -211,6 +211,21 @@ describe('toolhost mcp serve as a process', () => {
     expect(s.stderr()).toContain('toolhost: shutting down: the client closed the connection\n');
   });
 
+  test('closing stdin while a call waits for its approval aborts the call and ends the process with code 0', async () => {
+    const s = spawnServe(['--cwd', ws]);
+    s.child.stdin.write(
+      line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '0' } } }) +
+        line({ jsonrpc: '2.0', method: 'notifications/initialized' }) +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Write', arguments: { path: 'new.txt', content: 'x' } } }),
+    );
+    await waitFor(() => s.stdout().includes('"method":"elicitation/create"'), 20_000, 'the approval request');
+    s.child.stdin.end();
+    expect(await s.exit).toBe(0);
+    expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
+    // The cancelled call gets no response.
+    expect(s.stdout()).not.toContain('"id":2');
+  });
+
   test('SIGTERM ends the process cleanly', async () => {
     const s = spawnServe(['--cwd', ws]);
     s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));

@@ -23,12 +23,42 @@ describe('approvalElicitation', () => {
     ['anything else shows the arguments', { display: { kind: 'generic', summary: 's' }, args: { a: 1 } }, '    arguments: {"a":1}'],
   ])('%s', (_name, patch, detail) => {
     const params = approvalElicitation(request(patch));
-    expect(params.message.split('\n')).toEqual([
+    const lines = params.message.split('\n');
+    expect([lines[0], lines[1], lines[lines.length - 1]]).toEqual([
       `Bash wants to run: Running npm test`,
       detail,
       'Approve this call? "Approve for this session" also allows Bash(npm test) until the server stops.',
     ]);
     expect(ElicitRequestFormParamsSchema.safeParse(params).success).toBe(true);
+  });
+
+  test('file contents and edits are previewed, a dozen lines at most', () => {
+    const content = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const write = approvalElicitation(request({ toolName: 'Write', display: { kind: 'file_io', operation: 'write', path: '/w/a.txt', detail: 'overwrite, 140 characters', content } }));
+    expect(write.message.split('\n').slice(1, -1)).toEqual([
+      '    write /w/a.txt (overwrite, 140 characters)',
+      ...Array.from({ length: 12 }, (_, i) => `    | line ${i + 1}`),
+      '    | … (8 more lines)',
+    ]);
+    const edit = approvalElicitation(request({ toolName: 'Edit', display: { kind: 'diff', path: '/w/a.ts', before: 'let x = 1;\r\nfoo();', after: 'const x = 1;' } }));
+    expect(edit.message.split('\n').slice(1, -1)).toEqual(['    edit /w/a.ts', '    - let x = 1;', '    - foo();', '    + const x = 1;']);
+  });
+
+  test('the machine-readable copy in _meta leaves out large arguments', () => {
+    const small = approvalElicitation(request());
+    expect(small._meta).toEqual({
+      'toolhost/approval': {
+        toolCallId: 'mcp_1',
+        toolName: 'Bash',
+        args: { command: 'npm test' },
+        description: 'Running npm test',
+        display: { kind: 'command', command: 'npm test', cwd: '/w' },
+        approvalRule: 'Bash(npm test)',
+      },
+    });
+    const large = approvalElicitation(request({ args: { content: 'z'.repeat(20_000) } }));
+    expect(large._meta!['toolhost/approval']).toMatchObject({ argsOmitted: true });
+    expect(large._meta!['toolhost/approval']).not.toHaveProperty('args');
   });
 
   test('long arguments are cut', () => {
