@@ -36,6 +36,7 @@ export const DEFAULT_LIST_CHANGED_DELAY_MS = 50;
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
 /** A person answers an approval; the SDK's default of 60 s for a request is too short for that. */
 export const DEFAULT_ELICITATION_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
 
 export interface McpAgentServerOptions {
   /**
@@ -53,6 +54,12 @@ export interface McpAgentServerOptions {
   /** At most one progress notification per call per interval; newer updates replace waiting ones. */
   readonly progressIntervalMs?: number;
   readonly elicitationTimeoutMs?: number;
+  /**
+   * A call with a progress token that reported nothing for this long gets a "still running"
+   * progress notification, so clients that reset their request timeout on progress keep waiting
+   * for a long call. Default 15 s; 0 turns it off.
+   */
+  readonly heartbeatMs?: number;
 }
 
 interface CallState {
@@ -60,9 +67,12 @@ interface CallState {
   readonly progressToken?: ProgressToken;
   readonly send: (notification: ServerNotification) => Promise<void>;
   readonly mapper: ProgressMapper;
+  readonly name: string;
+  readonly startedAt: number;
   lastSentAt: number;
   pending?: McpProgress;
   timer?: NodeJS.Timeout;
+  heartbeat?: NodeJS.Timeout;
   release?: () => void;
 }
 
@@ -85,10 +95,12 @@ export class McpAgentServer {
   private readonly listChangedDelayMs: number;
   private readonly progressIntervalMs: number;
   private readonly elicitationTimeoutMs: number;
+  private readonly heartbeatMs: number;
   private readonly unservable = new Set<string>();
   private nextCall = 1;
   /** The tool list the client has seen (listed or been told about); undefined before its first list. */
   private known: string | undefined;
+  private knownNames: readonly string[] = [];
   private listTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private closedResolve!: () => void;
@@ -103,6 +115,7 @@ export class McpAgentServer {
     this.listChangedDelayMs = options.listChangedDelayMs ?? DEFAULT_LIST_CHANGED_DELAY_MS;
     this.progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
     this.elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const cwd = agent.get(IAgentWorkspaceService).cwd;
     this.server = new Server(
       { name: options.name ?? 'toolhost', version: options.version ?? packageVersion() },
@@ -124,12 +137,17 @@ export class McpAgentServer {
       // tools/call also cancels the approval elicitation it is waiting for.
       this.server.ping().catch(() => undefined);
       const client = this.server.getClientVersion();
-      const asks = this.canElicit() ? 'asks the client for approvals' : 'cannot ask the client for approvals (no elicitation)';
+      const asks = options.interactions?.approvesAll
+        ? 'approves every call (--yes)'
+        : this.canElicit()
+          ? 'asks the client for approvals'
+          : 'cannot ask the client for approvals (no elicitation)';
       this.log(`serving ${this.listTools().length} tools from ${cwd} to ${client ? `${client.name} ${client.version}` : 'a client'}; it ${asks}`);
     };
     this.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => {
       const tools = this.listTools();
       this.known = fingerprint(tools);
+      this.knownNames = tools.map((t) => t.name);
       return { tools };
     });
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -245,9 +263,14 @@ export class McpAgentServer {
       progressToken: request.progressToken,
       send: request.send,
       mapper: new ProgressMapper(),
+      name,
+      startedAt: Date.now(),
       lastSentAt: 0,
     };
     this.calls.set(id, state);
+    if (state.progressToken !== undefined && this.heartbeatMs > 0) {
+      state.heartbeat = setInterval(() => this.beat(state), Math.max(1, Math.floor(this.heartbeatMs / 2)));
+    }
     try {
       const [result] = await this.agent.executor.execute([{ id, name, arguments: args ?? {} }], { signal: request.signal });
       if (!result) throw new Error('the executor returned no result');
@@ -296,8 +319,19 @@ export class McpAgentServer {
 
   private clearProgress(state: CallState): void {
     if (state.timer) clearTimeout(state.timer);
+    if (state.heartbeat) clearInterval(state.heartbeat);
     state.timer = undefined;
+    state.heartbeat = undefined;
     state.pending = undefined;
+  }
+
+  /** A "still running" notification for a call that has been quiet for heartbeatMs. */
+  private beat(state: CallState): void {
+    const now = Date.now();
+    if (state.timer || now - Math.max(state.lastSentAt, state.startedAt) < this.heartbeatMs) return;
+    const next = state.mapper.next({ kind: 'status', text: `${state.name} is still running (${Math.round((now - state.startedAt) / 1000)} s)` });
+    if (next) this.sendProgress(state, next, now);
+    else state.lastSentAt = now;
   }
 
   private scheduleListCheck(): void {
@@ -311,15 +345,22 @@ export class McpAgentServer {
   private announceListChange(): void {
     // Before its first tools/list the client has nothing to refresh.
     if (this.known === undefined || this.closing || !this.server.transport) return;
-    let current: string;
+    let tools: McpTool[];
     try {
-      current = fingerprint(this.listTools());
+      tools = this.listTools();
     } catch (error) {
       this.log(`listing tools failed: ${errorMessage(error)}`);
       return;
     }
+    const current = fingerprint(tools);
     if (current === this.known) return;
+    const names = tools.map((t) => t.name);
+    const added = names.filter((n) => !this.knownNames.includes(n));
+    const removed = this.knownNames.filter((n) => !names.includes(n));
+    const what = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
+    this.log(`the tool list changed (${what || 'descriptions or schemas'}); telling the client`);
     this.known = current;
+    this.knownNames = names;
     this.server.sendToolListChanged().catch((error: unknown) => this.log(`sending tools/list_changed failed: ${errorMessage(error)}`));
   }
 

@@ -155,6 +155,11 @@ export class McpServeInteractions implements ISessionInteractionService {
     container.rebind(ISessionInteractionService).toConstantValue(this);
   }
 
+  /** `--yes`: approvals are granted without asking. */
+  get approvesAll(): boolean {
+    return this.options.approveAll === true;
+  }
+
   /** Attaches the server that can ask the client; undefined detaches it. */
   setElicitor(elicitor: McpElicitor | undefined): void {
     this.elicitor = elicitor;

@@ -111,6 +111,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     const c = await serve(['--cwd', ws, '--yes']);
     expect(textOf(await call(c, 'Write', { path: 'new.txt', content: 'hello' }))).toMatch(/^Wrote 5 bytes/);
     expect(fs.readFileSync(nodePath.join(ws, 'new.txt'), 'utf8')).toBe('hello');
+    expect(c.stderr()).toContain('approves every call (--yes)');
   });
 
   test('a client with elicitation is asked: approve writes the file', async () => {
@@ -163,6 +164,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     // The new approval rule is in effect too.
     expect(textOf(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
     expect(c.stderr()).toContain(`toolhost: reloaded ${nodePath.join(ws, 'toolhost.json')}\n`);
+    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Edit, Write); telling the client\n');
   });
 
   test('an invalid edit of toolhost.json is reported on stderr and changes nothing', async () => {

@@ -387,6 +387,22 @@ describe('cancellation and progress', () => {
     ]);
   });
 
+  test('a long call that reports nothing gets "still running" progress notifications', async () => {
+    const enough = deferred();
+    const tools = [testTool('Quiet', { accesses: () => ToolAccesses.none(), execute: async () => (await enough.promise, { output: 'done' }) })];
+    h = await openMcpHarness({ cwd: tmp.path, tools, server: { heartbeatMs: 20 } });
+    const progress: Progress[] = [];
+    const pending = h.client.callTool({ name: 'Quiet', arguments: {} }, undefined, {
+      onprogress: (p) => {
+        progress.push(p);
+        if (progress.length === 2) enough.resolve();
+      },
+    });
+    expect(text((await pending) as CallToolResult)).toBe('done');
+    expect(progress.map((p) => p.progress)).toEqual([1, 2]);
+    expect(progress[0]!.message).toMatch(/^Quiet is still running \(\d+ s\)$/);
+  });
+
   test('progress faster than the interval is coalesced (the newest update wins)', async () => {
     const sent = deferred();
     const tools = [

@@ -49,6 +49,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
   const session = openAgentSession(flags, io, (container) => interactions.bindTo(container));
 
+  if (io.stdin.isTTY) log('waiting for an MCP client on stdin: start "toolhost mcp serve" from an MCP client\'s configuration (see docs/mcp-serve.md); Ctrl-C stops it.');
   const realProcess = io.stdout === process.stdout;
   const unguard = realProcess ? guardProcess(log) : () => undefined;
   const server = new McpAgentServer(session.agent, { interactions, log });
