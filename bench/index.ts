@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { bashBench } from './bash.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
 import { mcpServeBench } from './mcpServe.bench';
@@ -8,6 +9,7 @@ import { readBench } from './read.bench';
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  bash: bashBench,
   executor: executorBench,
   read: readBench,
   files: filesBench,

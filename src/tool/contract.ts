@@ -87,6 +87,12 @@ export interface RunnableToolExecution {
   /** The literal rule that "approve for this session" stores, e.g. `Bash(npm test)`. */
   readonly approvalRule: string;
   /**
+   * The tool's own default when no approval rule or session grant decides: `auto` runs without
+   * asking (e.g. a host tool the host itself answers), `ask` always asks. Absent: calls that only
+   * read inside the workspace run without asking, the rest ask.
+   */
+  readonly approval?: 'auto' | 'ask';
+  /**
    * Does a rule's argument part (the text inside the parentheses) cover this call? `mode` says
    * whether the rule allows or denies: an allow must cover all of the call, a deny any of it.
    */

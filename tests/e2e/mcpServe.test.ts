@@ -8,12 +8,14 @@ import {
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
+  type Progress,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, runCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/testTools';
 
+const ALL_TOOLS = ['Bash', 'Edit', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
 let root: string;
 let ws: string;
 beforeEach(() => {
@@ -66,13 +68,22 @@ async function call(c: Connection, name: string, args: Record<string, unknown>):
   return (await c.client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
 describe('toolhost mcp serve with the SDK client over stdio', () => {
   test('lists the active tools and reads a file; logs go to stderr', async () => {
     const c = await serve(['--cwd', ws]);
     const { tools } = await c.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Edit', 'Read', 'Write']);
+    expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
     expect(tools.find((t) => t.name === 'Read')!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
@@ -82,7 +93,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
       content: [{ type: 'text', text: '1\talpha\n2\tbeta\n<system>Lines 1-2 of 2. End of file reached.</system>' }],
       _meta: { 'toolhost/outcome': 'executed' },
     });
-    expect(c.stderr()).toContain(`toolhost: serving 3 tools from ${ws} to e2e-client 1.0.0; it cannot ask the client for approvals (no elicitation)\n`);
+    expect(c.stderr()).toContain(`toolhost: serving 8 tools from ${ws} to e2e-client 1.0.0; it cannot ask the client for approvals (no elicitation)\n`);
     expect(c.errors).toEqual([]);
   });
 
@@ -154,17 +165,43 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
   });
 
+  test('Bash output reaches the client as progress; output over the budget is spilled to a file named in _meta', async () => {
+    writeFiles(ws, { 'toolhost.json': JSON.stringify({ toolResult: { maxChars: 5000 } }) });
+    const c = await serve(['--cwd', ws, '--yes']);
+    const progress: Progress[] = [];
+    const result = (await c.client.callTool({ name: 'Bash', arguments: { command: 'echo started; seq 1 20000' } }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    })) as CallToolResult;
+    expect(progress[0]).toEqual({ progress: 1, message: 'started' });
+    const path = result._meta!['toolhost/outputPath'] as string;
+    expect(textOf(result)).toContain(`output_path: ${path}`);
+    expect(fs.readFileSync(path, 'utf8')).toMatch(/^started\n1\n2\n3\n/);
+  });
+
+  test('cancelling a running Bash call kills its processes', async () => {
+    const c = await serve(['--cwd', ws, '--yes']);
+    const controller = new AbortController();
+    const pending = c.client.callTool({ name: 'Bash', arguments: { command: 'sleep 60 & echo $! > pid.txt; wait' } }, undefined, { signal: controller.signal });
+    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), 20_000, 'the command to start');
+    const pid = Number(fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8'));
+    expect(isAlive(pid)).toBe(true);
+    controller.abort('stop');
+    await expect(pending).rejects.toThrow('stop');
+    await waitFor(() => !isAlive(pid), 20_000, 'the sleep to be killed');
+    expect(textOf(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
+  });
+
   test('editing toolhost.json while connected changes the tools and announces it', async () => {
     writeFiles(ws, { 'toolhost.json': '{}' });
     const c = await serve(['--cwd', ws]);
-    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['Edit', 'Read', 'Write']);
-    fs.writeFileSync(nodePath.join(ws, 'toolhost.json'), JSON.stringify({ tools: { disabled: ['Write', 'Edit'] }, approval: { allow: [`Read(${root}/*.txt)`] } }));
+    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    fs.writeFileSync(nodePath.join(ws, 'toolhost.json'), JSON.stringify({ tools: { enabled: ['Read'] }, approval: { allow: [`Read(${root}/*.txt)`] } }));
     await waitFor(() => c.listChanged.length === 1, 20_000, 'tools/list_changed');
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['Read']);
     // The new approval rule is in effect too.
     expect(textOf(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
     expect(c.stderr()).toContain(`toolhost: reloaded ${nodePath.join(ws, 'toolhost.json')}\n`);
-    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Edit, Write); telling the client\n');
+    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, Edit, TaskList, TaskOutput, TaskStop, WaitFor, Write); telling the client\n');
   });
 
   test('an invalid edit of toolhost.json is reported on stderr and changes nothing', async () => {
@@ -174,7 +211,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     fs.writeFileSync(nodePath.join(ws, 'toolhost.json'), '{"tools": {"disabled": "Write"}}');
     await waitFor(() => c.stderr().includes('The change was ignored'), 20_000, 'the report');
     expect(c.stderr()).toContain('tools.disabled: expected array, received string');
-    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['Edit', 'Read', 'Write']);
+    expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
   });
 });
 
@@ -226,6 +263,16 @@ describe('toolhost mcp serve as a process', () => {
     expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
     // The cancelled call gets no response.
     expect(s.stdout()).not.toContain('"id":2');
+  });
+
+  test('closing stdin while Bash runs ends the process and the command with it', async () => {
+    const s = spawnServe(['--cwd', ws, '--yes']);
+    s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 60 & echo $! > pid.txt; wait' } } }));
+    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), 20_000, 'the command to start');
+    const pid = Number(fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8'));
+    s.child.stdin.end();
+    expect(await s.exit).toBe(0);
+    await waitFor(() => !isAlive(pid), 20_000, 'the sleep to be gone');
   });
 
   test('SIGTERM ends the process cleanly', async () => {

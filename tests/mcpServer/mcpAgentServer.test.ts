@@ -35,8 +35,8 @@ describe('tools/list', () => {
   test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
     h = await openMcpHarness({ cwd: tmp.path, builtins: true, tools: [echoTool] });
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Echo', 'Edit', 'Read', 'Write']);
-    expect(tools[0]).toEqual({
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
+    expect(tools.find((t) => t.name === 'Echo')).toEqual({
       name: 'Echo',
       description: 'Test tool Echo.',
       inputSchema: {
@@ -52,6 +52,7 @@ describe('tools/list', () => {
     expect(read.inputSchema.required).toEqual(['path']);
     expect(read.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(tools.find((t) => t.name === 'Write')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(tools.find((t) => t.name === 'Bash')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });
 
   test('the server declares tools with listChanged and gives instructions naming the workspace', async () => {
