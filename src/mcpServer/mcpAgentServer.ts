@@ -16,6 +16,7 @@ import { errorMessage } from '../base/errors';
 import { DisposableStore } from '../base/lifecycle';
 import type { Agent } from '../scopes/agentScope';
 import { IConfigService } from '../services/config/config';
+import { IAgentToolSelectService } from '../services/toolSelect/toolSelect';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
 import type { ToolUpdate } from '../tool/contract';
 import { AccessGate } from './accessGate';
@@ -189,6 +190,8 @@ export class McpAgentServer {
     );
     this.disposables.add(executor.onToolProgress((event) => this.progress(event.toolCallId, event.update)));
     this.disposables.add(agent.registry.onDidChange(() => this.scheduleListCheck()));
+    // Policy changes and tools loaded by select_tools.
+    this.disposables.add(agent.get(IAgentToolSelectService).onDidChangeModelTools(() => this.scheduleListCheck()));
     this.disposables.add(agent.get(IConfigService).onDidChange(() => this.scheduleListCheck()));
     options.interactions?.setElicitor(this.elicitor());
     this.disposables.add({ dispose: () => options.interactions?.setElicitor(undefined) });
@@ -229,19 +232,23 @@ export class McpAgentServer {
     return this.closing;
   }
 
-  /** The active tools as MCP tools, sorted by name. */
+  /**
+   * The tools the model would be given (`agent.modelTools()`: active, and deferred ones only once
+   * loaded when deferred loading is on) as MCP tools, sorted by name, with their annotations.
+   */
   listTools(): McpTool[] {
     const tools: McpTool[] = [];
-    for (const registration of this.agent.registry.list()) {
+    for (const info of this.agent.modelTools()) {
       let tool: McpTool | undefined;
       try {
-        tool = toMcpTool(registration.tool);
+        const annotations = this.agent.registry.get(info.name)?.tool.annotations;
+        tool = toMcpTool({ name: info.name, description: info.description, parameters: info.parameters, ...(annotations ? { annotations } : {}) });
       } catch (error) {
-        this.warnUnservable(registration.tool.name, errorMessage(error));
+        this.warnUnservable(info.name, errorMessage(error));
         continue;
       }
       if (tool) tools.push(tool);
-      else this.warnUnservable(registration.tool.name, 'its input schema is not an object schema');
+      else this.warnUnservable(info.name, 'its input schema is not an object schema');
     }
     return tools;
   }

@@ -21,6 +21,11 @@ export interface McpElicitor {
 export interface McpServeInteractionsOptions {
   /** `--yes`: every approval request is granted, without asking the client. */
   readonly approveAll?: boolean;
+  /**
+   * A library host's own interaction service for everything but approvals: user tools the host
+   * registered, notifications. Without it, such requests have no host.
+   */
+  readonly delegate?: ISessionInteractionService;
 }
 
 export const APPROVAL_DECISIONS = ['approve', 'approve_session', 'reject'] as const;
@@ -139,7 +144,7 @@ export const SERVE_UNAVAILABLE_HINT = 'start "toolhost mcp serve" with --yes to 
  * The host of `toolhost mcp serve`. Approvals go, in this order, to `--yes` (granted), to the
  * person behind the MCP client through form elicitation when the client declared it, or nowhere:
  * then the approval service denies the call with a message that names `approval.allow` and this
- * hint. Other kinds of request (user tools, notifications) have no host here.
+ * hint. Other kinds of request (user tools, notifications) go to the `delegate`, if any.
  */
 export class McpServeInteractions implements ISessionInteractionService {
   readonly unavailableHint = SERVE_UNAVAILABLE_HINT;
@@ -166,12 +171,16 @@ export class McpServeInteractions implements ISessionInteractionService {
   }
 
   canRequest(kind: InteractionKind): boolean {
-    if (kind !== 'approval') return false;
+    if (kind !== 'approval') return this.options.delegate?.canRequest(kind) === true;
     return this.options.approveAll === true || this.elicitor?.canElicit() === true;
   }
 
   async request<K extends InteractionKind>(request: InteractionRequest<K> & { readonly kind: K }, signal: AbortSignal): Promise<InteractionResponse<K>> {
-    if (request.kind !== 'approval') throw new NoInteractionHostError(`toolhost mcp serve cannot answer "${request.kind}" requests.`);
+    if (request.kind !== 'approval') {
+      const delegate = this.options.delegate;
+      if (delegate?.canRequest(request.kind)) return delegate.request<K>(request, signal);
+      throw new NoInteractionHostError(`toolhost mcp serve cannot answer "${request.kind}" requests.`);
+    }
     const approval = request as ApprovalRequest;
     if (this.options.approveAll) return { decision: 'approve' } satisfies ApprovalResponse as InteractionResponse<K>;
     const elicitor = this.elicitor;

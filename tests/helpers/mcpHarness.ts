@@ -13,6 +13,7 @@ import { type App, createApp } from '../../src/scopes/appScope';
 import { Feature } from '../../src/scopes/feature';
 import type { AgentToolContribution } from '../../src/scopes/toolContribution';
 import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { ISessionInteractionService } from '../../src/services/interaction/interaction';
 import { builtinFeatures } from '../../src/tools/builtinFeatures';
 
 export type ElicitationHandler = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
@@ -45,14 +46,20 @@ export async function openMcpHarness(options: {
   elicitation?: ElicitationHandler;
   server?: McpAgentServerOptions;
   dataDir?: string;
+  /** The App's environment (feature flags); default none set. */
+  env?: Record<string, string>;
+  modelCapabilities?: readonly string[];
+  /** The library host's service for user tools and notifications. */
+  delegate?: ISessionInteractionService;
 }): Promise<McpHarness> {
   const features = [...(options.builtins ? builtinFeatures() : []), new Feature('test-tools')];
   for (const tool of options.tools ?? []) features[features.length - 1]!.contributeTool(tool);
-  const app = createApp({ features, config: options.config });
-  const interactions = new McpServeInteractions({ approveAll: options.approveAll });
+  const app = createApp({ features, config: options.config, env: options.env ?? {} });
+  const interactions = new McpServeInteractions({ approveAll: options.approveAll, delegate: options.delegate });
   const agent = app.createAgent({
     cwd: options.cwd,
     dataDir: options.dataDir,
+    modelCapabilities: options.modelCapabilities ?? [],
     overrides: (container) => interactions.bindTo(container),
   });
   const logs: string[] = [];

@@ -3,6 +3,8 @@ import * as nodePath from 'node:path';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Feature } from '../../src/scopes/feature';
+import type { ISessionInteractionService } from '../../src/services/interaction/interaction';
+import { IAgentUserToolService } from '../../src/services/userTools/userTools';
 import { ToolAccesses } from '../../src/tool/accesses';
 import { toolError } from '../../src/tool/contract';
 import { type McpHarness, openMcpHarness } from '../helpers/mcpHarness';
@@ -470,6 +472,49 @@ describe('the tool list follows the active set', () => {
     h.app.config.update({ tools: { disabled: [] } });
     await waitFor(() => h!.listChanged.length === 2, 10_000, 'the second tools/list_changed');
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['A', 'B', 'Echo']);
+  });
+});
+
+describe('host tools and deferred loading', () => {
+  const askTeammate = { name: 'ask_teammate', description: 'Asks a teammate a question.', parameters: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } };
+
+  test('user tools the library host registers are served; their calls go to the host through the delegate', async () => {
+    const host = {
+      canRequest: (kind: string) => kind === 'user_tool',
+      request: async (request: { kind: string; name?: string; args?: unknown }) => ({ output: `${request.name} answered ${JSON.stringify(request.args)}` }),
+    } as unknown as ISessionInteractionService;
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool], delegate: host });
+    await h.client.listTools();
+    h.agent.get(IAgentUserToolService).register(askTeammate);
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    const { tools } = await h.client.listTools();
+    expect(tools.find((t) => t.name === 'ask_teammate')).toEqual({
+      name: 'ask_teammate',
+      description: 'Asks a teammate a question.',
+      inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
+    });
+    expect(text(await call('ask_teammate', { question: 'why?' }))).toBe('ask_teammate answered {"question":"why?"}');
+  });
+
+  test('with deferred loading on, a deferred tool is listed once select_tools loads it', async () => {
+    h = await openMcpHarness({
+      cwd: tmp.path,
+      builtins: true,
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      modelCapabilities: ['dynamically_loaded_tools'],
+      delegate: { canRequest: () => true, request: async () => ({ output: 'ok' }) } as unknown as ISessionInteractionService,
+    });
+    h.agent.get(IAgentUserToolService).register({ ...askTeammate, disclosure: 'deferred' });
+    const before = (await h.client.listTools()).tools.map((t) => t.name);
+    expect(before).toContain('select_tools');
+    expect(before).not.toContain('ask_teammate');
+    expect(text(await call('ask_teammate', { question: 'q' }))).toBe(
+      'Tool "ask_teammate" is available but not loaded. Call select_tools with ["ask_teammate"] first, then call the tool.',
+    );
+    expect(text(await call('select_tools', { names: ['ask_teammate'] }))).toContain('Loaded: ask_teammate');
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('ask_teammate');
+    expect(text(await call('ask_teammate', { question: 'q' }))).toBe('ok');
   });
 });
 
