@@ -3,6 +3,7 @@ import { activationBench } from './activation.bench';
 import { bashBench } from './bash.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
+import { mcpServeBench } from './mcpServe.bench';
 import { readBench } from './read.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   executor: executorBench,
   read: readBench,
   files: filesBench,
+  'mcp-serve': mcpServeBench,
 };
 
 async function main(): Promise<void> {

@@ -227,6 +227,25 @@ export { TaskOutputTool, ITaskOutputTool, taskOutputTool } from './tools/task/ta
 export { TaskStopTool, ITaskStopTool, taskStopTool } from './tools/task/taskStop/taskStopTool';
 export { WaitForTool, IWaitForTool, waitForTool } from './tools/task/waitFor/waitForTool';
 
+// Serving an agent's tools over MCP (`toolhost mcp serve`)
+export {
+  McpAgentServer,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_LIST_CHANGED_DELAY_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  type McpAgentServerOptions,
+} from './mcpServer/mcpAgentServer';
+export {
+  McpServeInteractions,
+  approvalElicitation,
+  approvalFromElicitation,
+  type McpElicitor,
+  type McpServeInteractionsOptions,
+} from './mcpServer/mcpServeInteractions';
+export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './mcpServer/mcpMapping';
+export { AccessGate } from './mcpServer/accessGate';
+export { watchConfigFile, type ConfigFileWatchOptions } from './services/config/configFileWatcher';
+
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
 export { DisposableStore, toDisposable, type IDisposable } from './base/lifecycle';

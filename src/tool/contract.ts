@@ -7,11 +7,30 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export type ToolSource = 'builtin' | 'user' | 'mcp';
 export type ToolDisclosure = 'inline' | 'deferred';
 
+/**
+ * Hints about what a tool's calls do, for hosts and clients (the MCP tool annotations). They are
+ * hints, never a guarantee: approval and scheduling use each call's own accesses.
+ */
+export interface ToolAnnotations {
+  /** A human-readable title. */
+  readonly title?: string;
+  /** The tool never changes its environment (files, processes, remote state). */
+  readonly readOnlyHint?: boolean;
+  /** When not read-only: it may overwrite or delete (true), or it only adds (false). */
+  readonly destructiveHint?: boolean;
+  /** When not read-only: repeating a call with the same arguments has no further effect. */
+  readonly idempotentHint?: boolean;
+  /** It reaches outside the machine (the web, remote services). */
+  readonly openWorldHint?: boolean;
+}
+
 /** What a model sees of a tool. */
 export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly parameters: JsonSchema;
+  /** Optional hints about the tool's behaviour (served as MCP tool annotations). */
+  readonly annotations?: ToolAnnotations;
 }
 
 export type ContentPart =

@@ -42,6 +42,11 @@ test('the package root exports the public API', () => {
     'editTool',
     'IAgentFileStateService',
     'writeFileAtomic',
+    'McpAgentServer',
+    'McpServeInteractions',
+    'toMcpTool',
+    'toCallToolResult',
+    'watchConfigFile',
   ];
   expect(expected.filter((name) => pkg[name] === undefined)).toEqual([]);
   expect(typeof pkg.createApp).toBe('function');

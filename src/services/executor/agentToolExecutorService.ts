@@ -452,6 +452,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       truncated: result.truncated === true,
       ...(outputPath !== undefined ? { outputPath } : {}),
       ...(stopTurn ? { stopTurn: true } : {}),
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
       durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
     };
     this.finished.fire({

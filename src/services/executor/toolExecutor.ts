@@ -37,6 +37,8 @@ export interface ToolCallResult {
   readonly outputPath?: string;
   /** End the agent's turn after this batch. */
   readonly stopTurn?: boolean;
+  /** Machine-readable content the tool returned next to its output (e.g. MCP structured content). */
+  readonly structuredContent?: unknown;
   /** From the start of the tool's execution (or of settling a call that did not run) to its result. */
   readonly durationMs: number;
 }

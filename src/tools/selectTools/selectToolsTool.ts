@@ -3,7 +3,7 @@ import { createServiceId } from '../../scopes/serviceId';
 import { registerAgentToolService } from '../../scopes/toolContribution';
 import { IAgentToolSelectService, SELECT_TOOLS_NAME } from '../../services/toolSelect/toolSelect';
 import { ToolAccesses } from '../../tool/accesses';
-import type { ExecutableTool, JsonSchema, ToolExecution, ToolResult } from '../../tool/contract';
+import type { ExecutableTool, JsonSchema, ToolAnnotations, ToolExecution, ToolResult } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
@@ -15,6 +15,7 @@ const PARAMETERS = toInputJsonSchema(SelectToolsInputSchema);
 export class SelectToolsTool implements ExecutableTool<SelectToolsInput> {
   readonly name = SELECT_TOOLS_NAME;
   readonly parameters: JsonSchema = PARAMETERS;
+  readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
   constructor(@inject(IAgentToolSelectService) private readonly select: IAgentToolSelectService) {}
 

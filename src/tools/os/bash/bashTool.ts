@@ -19,6 +19,7 @@ import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
 import {
   type ExecutableTool,
   type JsonSchema,
+  type ToolAnnotations,
   type ToolExecution,
   type ToolExecutionContext,
   type ToolResult,
@@ -57,6 +58,8 @@ export interface BashAccessPlan {
 @injectable()
 export class BashTool implements ExecutableTool<BashInput> {
   readonly name = 'Bash';
+  // Any command may run, including ones that delete files or reach the network.
+  readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
   /** Foreground commands still running; stopped if the agent ends first. */
   private readonly running = new Set<ShellProcess>();
   private disposed = false;

@@ -4,7 +4,7 @@ import { registerAgentToolService } from '../../../scopes/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentTaskService, type TaskInfo } from '../../../services/task/task';
 import { ToolAccesses } from '../../../tool/accesses';
-import type { ExecutableTool, JsonSchema, ToolExecution, ToolResult } from '../../../tool/contract';
+import type { ExecutableTool, JsonSchema, ToolAnnotations, ToolExecution, ToolResult } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
@@ -18,6 +18,7 @@ const DEFAULT_LIMIT = 20;
 export class TaskListTool implements ExecutableTool<TaskListInput> {
   readonly name = 'TaskList';
   readonly parameters: JsonSchema = PARAMETERS;
+  readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,

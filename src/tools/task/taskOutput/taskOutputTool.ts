@@ -6,7 +6,7 @@ import { registerAgentToolService } from '../../../scopes/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentTaskService } from '../../../services/task/task';
 import { ToolAccesses } from '../../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
@@ -20,6 +20,7 @@ const PARAMETERS = toInputJsonSchema(TaskOutputInputSchema);
 export class TaskOutputTool implements ExecutableTool<TaskOutputInput> {
   readonly name = 'TaskOutput';
   readonly parameters: JsonSchema = PARAMETERS;
+  readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,

@@ -6,7 +6,7 @@ import { registerAgentToolService } from '../../../scopes/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentTaskService, type TaskInfo } from '../../../services/task/task';
 import { ToolAccesses } from '../../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
@@ -22,6 +22,8 @@ const LAST_CHARS = 2_000;
 export class TaskStopTool implements ExecutableTool<TaskStopInput> {
   readonly name = 'TaskStop';
   readonly parameters: JsonSchema = PARAMETERS;
+  // Stopping an already stopped task changes nothing more.
+  readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,

@@ -9,6 +9,7 @@ import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
 import {
   type ExecutableTool,
   type JsonSchema,
+  type ToolAnnotations,
   type ToolExecution,
   type ToolExecutionContext,
   type ToolResult,
@@ -39,6 +40,7 @@ function parametersFor(config: TasksConfig): JsonSchema {
 @injectable()
 export class WaitForTool implements ExecutableTool<WaitForInput> {
   readonly name = 'WaitFor';
+  readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
