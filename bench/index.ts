@@ -1,16 +1,20 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { bashBench } from './bash.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
+import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  bash: bashBench,
   executor: executorBench,
   read: readBench,
   files: filesBench,
+  'mcp-serve': mcpServeBench,
   mcp: mcpBench,
 };
 

@@ -54,7 +54,7 @@ export {
   type RuleMatchMode,
   type PathRuleContext,
 } from './tool/ruleMatch';
-export { parseShellCommand, type ParsedShellCommand, type SimpleCommand } from './tool/shellSplit';
+export { parseShellCommand, type ParsedShellCommand, type SimpleCommand, type Redirection } from './tool/shellSplit';
 
 // Tool policy
 export {
@@ -84,6 +84,8 @@ export {
   type ReadConfig,
   type EditConfig,
   type StaleGuardConfig,
+  type BashConfig,
+  type TasksConfig,
   type ToolPolicyConfig,
 } from './services/config/configSchema';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
@@ -111,8 +113,99 @@ export {
   type DuplicateToolContribution,
 } from './services/toolAssembly/builtinToolAssembly';
 
+export {
+  IAgentTaskService,
+  TaskLimitError,
+  isTerminalStatus,
+  type TaskInfo,
+  type TaskStatus,
+  type StartProcessTaskOptions,
+  type TaskOutputRequest,
+  type TaskOutputSlice,
+  type TaskWaitResult,
+} from './services/task/task';
+export { AgentTaskService } from './services/task/agentTaskService';
+
+// The executor, approval, the output budget, the host interface
+export {
+  IAgentToolExecutorService,
+  type ToolCall,
+  type ToolCallResult,
+  type ToolCallOutcome,
+  type ExecuteOptions,
+  type ToolCallInfo,
+  type BeforeExecuteContext,
+  type WillExecuteContext,
+  type DidExecuteContext,
+  type BeforeExecuteListener,
+  type WillExecuteListener,
+  type DidExecuteListener,
+  type HookOptions,
+  type ToolCallGuard,
+  type MissingToolDescriber,
+  type ToolCallStartedEvent,
+  type ToolProgressEvent,
+  type ToolCallFinishedEvent,
+} from './services/executor/toolExecutor';
+export { type BeforeHookOptions } from './services/executor/agentToolExecutorService';
+export { ToolScheduler, type ScheduledTask } from './services/executor/toolScheduler';
+export { normalizeToolResult } from './services/executor/normalizeResult';
+export { IToolArgsValidatorService, type ArgsValidation } from './services/argsValidation/toolArgsValidator';
+export { coerceArgs } from './services/argsValidation/coerceArgs';
+export { IAgentToolApprovalService, type ApprovalReview } from './services/approval/toolApproval';
+export { evaluateApproval, type ApprovalDecision, type ApprovalRules, type ApprovalSubject } from './services/approval/approvalPolicy';
+export {
+  IAgentToolResultTruncationService,
+  DEFAULT_TOOL_RESULT_MAX_CHARS,
+  DEFAULT_TOOL_RESULT_MAX_RETAINED_CHARS,
+  SPILL_PREVIEW_HEAD_CHARS,
+  SPILL_PREVIEW_TAIL_CHARS,
+  type TruncatedResult,
+} from './services/truncation/toolResultTruncation';
+export {
+  ISessionInteractionService,
+  NoInteractionHostError,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type UserToolRequest,
+  type UserToolResponse,
+  type NotificationRequest,
+  type InteractionKind,
+  type InteractionRequest,
+  type InteractionResponse,
+  type InteractionRequests,
+} from './services/interaction/interaction';
+export { NoHostInteractionService } from './services/interaction/noHostInteractionService';
+
+// Host tools, deferred loading, model-facing tool lists
+export { IAgentUserToolService, UserToolError, type UserToolRegistration } from './services/userTools/userTools';
+export {
+  IAgentToolSelectService,
+  SELECT_TOOLS_NAME,
+  DYNAMICALLY_LOADED_TOOLS_CAPABILITY,
+  type ModelToolInfo,
+  type LoadOutcome,
+} from './services/toolSelect/toolSelect';
+export { ANNOUNCEMENT_GUIDANCE } from './services/toolSelect/agentToolSelectService';
+export { IAgentModelService, type ModelCapability } from './services/model/model';
+export { IAppEnvironment, TOOL_SELECT_FLAG, isFlagOn, type AppEnvironment } from './services/environment/environment';
+export {
+  toOpenAiTools,
+  toAnthropicTools,
+  providerSchema,
+  providerToolListProblems,
+  PROVIDER_TOOL_NAME_PATTERN,
+  MODEL_TOOL_FORMATS,
+  type ModelToolFormat,
+  type ModelToolSpec,
+  type OpenAiTool,
+  type AnthropicTool,
+} from './tool/modelToolFormats';
+export { IAgentStartup } from './scopes/agentStartup';
+
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature } from './tools/builtinFeatures';
+export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature, createToolSelectFeature } from './tools/builtinFeatures';
+export { SelectToolsTool, ISelectToolsTool, selectToolsTool } from './tools/selectTools/selectToolsTool';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
 export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';
@@ -126,6 +219,32 @@ export {
   type CurrentFileState,
   type StaleWriteCheck,
 } from './services/fileState/fileState';
+export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
+export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
+export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';
+export { TaskListTool, ITaskListTool, taskListTool } from './tools/task/taskList/taskListTool';
+export { TaskOutputTool, ITaskOutputTool, taskOutputTool } from './tools/task/taskOutput/taskOutputTool';
+export { TaskStopTool, ITaskStopTool, taskStopTool } from './tools/task/taskStop/taskStopTool';
+export { WaitForTool, IWaitForTool, waitForTool } from './tools/task/waitFor/waitForTool';
+
+// Serving an agent's tools over MCP (`toolhost mcp serve`)
+export {
+  McpAgentServer,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_LIST_CHANGED_DELAY_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  type McpAgentServerOptions,
+} from './mcpServer/mcpAgentServer';
+export {
+  McpServeInteractions,
+  approvalElicitation,
+  approvalFromElicitation,
+  type McpElicitor,
+  type McpServeInteractionsOptions,
+} from './mcpServer/mcpServeInteractions';
+export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './mcpServer/mcpMapping';
+export { AccessGate } from './mcpServer/accessGate';
+export { watchConfigFile, type ConfigFileWatchOptions } from './services/config/configFileWatcher';
 
 // MCP servers as a tool source
 export { qualifyMcpToolName, sanitizeMcpNamePart, fnv1a32Hex, mcpServerToolPrefix, MAX_QUALIFIED_TOOL_NAME_LENGTH } from './mcp/toolNaming';

@@ -57,3 +57,14 @@ export function formatBytes(bytes: number): string {
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
+
+/** `1.5 s`, `2 min 5 s`, `1 h 2 min`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  const totalS = Math.round(s);
+  const m = Math.floor(totalS / 60);
+  if (m < 60) return `${m} min${totalS % 60 ? ` ${totalS % 60} s` : ''}`;
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}

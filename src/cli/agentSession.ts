@@ -30,7 +30,7 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
   });
   let agent: Agent;
   try {
-    agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile, overrides });
+    agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile, modelCapabilities: flags.modelCapability ?? [], overrides });
   } catch (error) {
     void app.dispose();
     if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);

@@ -9,6 +9,7 @@ export interface WorkspaceFlags {
   readonly cwd?: string;
   readonly config?: string;
   readonly profile?: string;
+  readonly modelCapability?: readonly string[];
 }
 
 /** Adds --cwd, --config and --profile to a command. */
@@ -16,7 +17,12 @@ export function addWorkspaceOptions(command: Command): Command {
   return command
     .option('--cwd <dir>', 'working directory and workspace root (default: the current directory)')
     .option('--config <file>', 'config file (default: toolhost.json in the working directory, if present)')
-    .option('--profile <name>', 'tool profile from the config "profiles" section');
+    .option('--profile <name>', 'tool profile from the config "profiles" section')
+    .option(
+      '--model-capability <name>',
+      'a capability the model declares, e.g. dynamically_loaded_tools (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
 }
 
 export interface ResolvedWorkspace {

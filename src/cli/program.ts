@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../base/errors';
 import { ConfigError } from '../services/config/configLoader';
+import { mcpCommand } from './commands/mcp';
 import { runCommand } from './commands/run';
 import { toolsCommand } from './commands/tools';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './io';
@@ -21,13 +22,18 @@ export function buildProgram(io: CliIo): Command {
     .exitOverride();
   program.addCommand(toolsCommand(io));
   program.addCommand(runCommand(io));
-  for (const command of program.commands) {
-    command.exitOverride().configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    });
-    command.showSuggestionAfterError(true);
-  }
+  program.addCommand(mcpCommand(io));
+  const configure = (commands: readonly Command[]) => {
+    for (const command of commands) {
+      command.exitOverride().configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+      });
+      command.showSuggestionAfterError(true);
+      configure(command.commands);
+    }
+  };
+  configure(program.commands);
   return program;
 }
 
@@ -43,7 +49,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_OK;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      // Help shown because a subcommand is missing (`toolhost mcp`) is a usage error.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
       // Commander has already printed its message.
       return EXIT_USAGE;
     }

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { DisposableStore } from '../base/lifecycle';
+import { IInitialModelCapabilities, type ModelCapability } from '../services/model/model';
 import { IInitialProfile, type ProfileSelection } from '../services/profile/profile';
 import { createLocalRuntime } from '../services/runtime/localRuntime';
 import { IInitialRuntime, type Runtime } from '../services/runtime/runtime';
@@ -10,7 +11,9 @@ import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToo
 import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
 import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
+import { IAgentToolSelectService, type ModelToolInfo } from '../services/toolSelect/toolSelect';
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
+import { IAgentStartup } from './agentStartup';
 import { coreAgentModule } from './coreModules';
 import type { Feature } from './feature';
 import type { AgentToolContribution, ServiceAccessor } from './toolContribution';
@@ -30,6 +33,8 @@ export interface CreateAgentOptions {
   readonly dataDir?: string;
   /** Tools the workspace disables. */
   readonly disabledTools?: readonly string[];
+  /** What the model can do, e.g. `dynamically_loaded_tools` (changeable later through IAgentModelService). */
+  readonly modelCapabilities?: readonly ModelCapability[];
   /** Rebinds services before anything is resolved (tests, hosts). */
   readonly overrides?: (container: Container) => void;
 }
@@ -65,7 +70,6 @@ export class Agent {
   readonly id: string;
   private readonly disposables = new DisposableStore();
   private disposed = false;
-  private started = false;
 
   constructor(
     private readonly host: AgentHost,
@@ -88,6 +92,7 @@ export class Agent {
     container.bind(IAgentOptions).toConstantValue(agentOptions);
     container.bind(IInitialRuntime).toConstantValue(options.runtime ?? createLocalRuntime());
     container.bind(IInitialProfile).toConstantValue(options.profile);
+    container.bind(IInitialModelCapabilities).toConstantValue([...(options.modelCapabilities ?? [])]);
     const accessor: ServiceAccessor = { get: (serviceId) => container.get(serviceId) };
     container.bind(IAgentServiceAccessor).toConstantValue(accessor);
     container.load(coreAgentModule);
@@ -106,8 +111,8 @@ export class Agent {
       }),
     );
     this.get(IAgentToolActivationService).recompute();
-    this.started = true;
-    for (const feature of host.features) this.startFeature(feature);
+    // Services that wire hooks and guards exist from the start.
+    container.getAll(IAgentStartup);
   }
 
   get<T>(id: ServiceIdentifier<T>): T {
@@ -126,6 +131,14 @@ export class Agent {
     return this.get(IAgentToolExecutorService);
   }
 
+  /**
+   * The tools to send to the model now: active ones, with deferred tools only once loaded when
+   * deferred loading is on. Format them with toOpenAiTools / toAnthropicTools.
+   */
+  modelTools(): ModelToolInfo[] {
+    return this.get(IAgentToolSelectService).modelTools();
+  }
+
   get isDisposed(): boolean {
     return this.disposed;
   }
@@ -133,12 +146,6 @@ export class Agent {
   /** @internal Loads a feature's Agent-scope bindings (when a feature is added to the App). */
   loadFeature(feature: Feature): void {
     if (feature.agentModule) this.container.load(feature.agentModule);
-    if (this.started) this.startFeature(feature);
-  }
-
-  /** Resolves the feature's startup services (they act on their own once constructed). */
-  private startFeature(feature: Feature): void {
-    for (const id of feature.agentStartupServices) this.container.get(id);
   }
 
   /** @internal */

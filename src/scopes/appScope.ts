@@ -1,5 +1,6 @@
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import { IConfigService, IInitialConfig } from '../services/config/config';
+import { type AppEnvironment, IAppEnvironment } from '../services/environment/environment';
 import { parseConfig } from '../services/config/configLoader';
 import type { ToolhostConfig, ToolhostConfigInput } from '../services/config/configSchema';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
@@ -14,6 +15,8 @@ export interface CreateAppOptions {
   readonly features?: readonly Feature[];
   /** Configuration: raw (validated here, ConfigError on bad input) or already parsed. */
   readonly config?: ToolhostConfigInput;
+  /** Environment variables for feature flags (default: process.env). */
+  readonly env?: AppEnvironment;
   /** Rebinds services before anything is resolved (tests, hosts). */
   readonly overrides?: (container: Container) => void;
 }
@@ -41,6 +44,7 @@ export class App implements AgentHost {
     const config: ToolhostConfig = parseConfig(options.config ?? {});
     this.container = new Container();
     this.container.bind(IInitialConfig).toConstantValue(config);
+    this.container.bind(IAppEnvironment).toConstantValue({ ...(options.env ?? process.env) });
     this.container.load(coreAppModule);
     for (const feature of options.features ?? builtinFeatures()) {
       this.assertNewFeature(feature);

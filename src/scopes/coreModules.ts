@@ -9,6 +9,8 @@ import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { AgentToolExecutorService } from '../services/executor/agentToolExecutorService';
 import { ISessionInteractionService } from '../services/interaction/interaction';
 import { NoHostInteractionService } from '../services/interaction/noHostInteractionService';
+import { IAgentModelService } from '../services/model/model';
+import { AgentModelService } from '../services/model/agentModelService';
 import { IAgentProfileService } from '../services/profile/profile';
 import { AgentProfileService } from '../services/profile/agentProfileService';
 import { IAgentRuntimeService } from '../services/runtime/runtime';
@@ -21,7 +23,12 @@ import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry
 import { AgentToolRegistryService } from '../services/toolRegistry/agentToolRegistryService';
 import { IAgentToolResultTruncationService } from '../services/truncation/toolResultTruncation';
 import { AgentToolResultTruncationService } from '../services/truncation/agentToolResultTruncationService';
+import { IAgentToolSelectService } from '../services/toolSelect/toolSelect';
+import { AgentToolSelectService } from '../services/toolSelect/agentToolSelectService';
+import { IAgentUserToolService } from '../services/userTools/userTools';
+import { AgentUserToolService } from '../services/userTools/agentUserToolService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
+import { IAgentStartup } from './agentStartup';
 import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
 import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../toolPolicy/toolPolicyService';
@@ -47,4 +54,9 @@ export const coreAgentModule = new ContainerModule(({ bind }) => {
   bind(IAgentToolApprovalService).to(AgentToolApprovalService).inSingletonScope();
   bind(IAgentToolResultTruncationService).to(AgentToolResultTruncationService).inSingletonScope();
   bind(IAgentToolExecutorService).to(AgentToolExecutorService).inSingletonScope();
+  bind(IAgentModelService).to(AgentModelService).inSingletonScope();
+  bind(IAgentToolSelectService).to(AgentToolSelectService).inSingletonScope();
+  bind(IAgentUserToolService).to(AgentUserToolService).inSingletonScope();
+  // Wires the deferred-tool guard into the executor from the start.
+  bind(IAgentStartup).toService(IAgentToolSelectService);
 });

@@ -14,7 +14,6 @@ export class Feature {
   private readonly agentBindings: ScopeBindings[] = [];
   private readonly toolList: AgentToolContribution[] = [];
   private readonly appServiceIds: ServiceIdentifier<unknown>[] = [];
-  private readonly agentStartupIds: ServiceIdentifier<unknown>[] = [];
   private appModuleCache?: ContainerModule;
   private agentModuleCache?: ContainerModule;
 
@@ -50,20 +49,6 @@ export class Feature {
     this.assertOpen();
     this.agentBindings.push(bindings);
     return this;
-  }
-
-  /**
-   * Agent services resolved as soon as an agent is created (or the feature is added to a running
-   * App), after activation: services that act on their own, e.g. registering MCP tools.
-   */
-  startWithAgent(...ids: readonly ServiceIdentifier<unknown>[]): this {
-    this.assertOpen();
-    this.agentStartupIds.push(...ids);
-    return this;
-  }
-
-  get agentStartupServices(): readonly ServiceIdentifier<unknown>[] {
-    return this.agentStartupIds;
   }
 
   get tools(): readonly AgentToolContribution[] {

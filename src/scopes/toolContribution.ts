@@ -23,6 +23,11 @@ export interface AgentToolContributionOptions {
   /** An extra condition, evaluated before the tool is constructed. */
   readonly when?: (accessor: ServiceAccessor) => boolean;
   readonly disclosure?: ToolDisclosure;
+  /**
+   * A meta-tool (select_tools) that profile and config allowlists do not filter; denylists still
+   * apply. The policy service applies this one rule for activation, listing and the call guard.
+   */
+  readonly exemptFromAllowlists?: boolean;
 }
 
 /** A builtin tool: a lazily constructed Agent-scope singleton plus the metadata to activate it. */

@@ -7,11 +7,30 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export type ToolSource = 'builtin' | 'user' | 'mcp';
 export type ToolDisclosure = 'inline' | 'deferred';
 
+/**
+ * Hints about what a tool's calls do, for hosts and clients (the MCP tool annotations). They are
+ * hints, never a guarantee: approval and scheduling use each call's own accesses.
+ */
+export interface ToolAnnotations {
+  /** A human-readable title. */
+  readonly title?: string;
+  /** The tool never changes its environment (files, processes, remote state). */
+  readonly readOnlyHint?: boolean;
+  /** When not read-only: it may overwrite or delete (true), or it only adds (false). */
+  readonly destructiveHint?: boolean;
+  /** When not read-only: repeating a call with the same arguments has no further effect. */
+  readonly idempotentHint?: boolean;
+  /** It reaches outside the machine (the web, remote services). */
+  readonly openWorldHint?: boolean;
+}
+
 /** What a model sees of a tool. */
 export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly parameters: JsonSchema;
+  /** Optional hints about the tool's behaviour (served as MCP tool annotations). */
+  readonly annotations?: ToolAnnotations;
 }
 
 export type ContentPart =
@@ -67,6 +86,12 @@ export interface RunnableToolExecution {
   readonly stopBatchAfterThis?: boolean;
   /** The literal rule that "approve for this session" stores, e.g. `Bash(npm test)`. */
   readonly approvalRule: string;
+  /**
+   * The tool's own default when no approval rule or session grant decides: `auto` runs without
+   * asking (e.g. a host tool the host itself answers), `ask` always asks. Absent: calls that only
+   * read inside the workspace run without asking, the rest ask.
+   */
+  readonly approval?: 'auto' | 'ask';
   /**
    * Does a rule's argument part (the text inside the parentheses) cover this call? `mode` says
    * whether the rule allows or denies: an allow must cover all of the call, a deny any of it.

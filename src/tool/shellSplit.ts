@@ -11,10 +11,21 @@ export interface SimpleCommand {
   readonly words: readonly string[];
   /** The command's source text, trimmed, with runs of unquoted blanks collapsed. */
   readonly text: string;
-  /** Redirection operators that appear in it (`>`, `>>`, `<`, `2>`, `&>`, `>|`, `<<`, …). */
+  /** Redirection operators that appear in it, with their fd prefix (`>`, `>>`, `<`, `2>`, `2>&`, `&>`, `>|`, `<<`, …). */
   readonly redirects: readonly string[];
+  /** The same redirections with their targets (which are not among `words`). */
+  readonly redirections: readonly Redirection[];
   /** The operator that joins it to the next command (`&&`, `||`, `;`, `|`, `&`, newline) or ''. */
   readonly next: string;
+}
+
+export interface Redirection {
+  /** The operator without its fd number: `>`, `>>`, `>|`, `>&`, `&>`, `&>>`, `<`, `<&`, `<>`, `<<`, `<<-`, `<<<`. */
+  readonly op: string;
+  /** The fd number written before the operator (`2` in `2>/dev/null`), if any. */
+  readonly fd?: string;
+  /** The word after the operator (quotes removed): a file, an fd number (`1` in `2>&1`), `-`, or a here-doc delimiter. */
+  readonly target: string;
 }
 
 export interface ParsedShellCommand {
@@ -30,23 +41,38 @@ export function parseShellCommand(input: string): ParsedShellCommand {
   let opaque = false;
   let words: string[] = [];
   let redirects: string[] = [];
+  let redirections: Redirection[] = [];
+  let pendingRedirect: { op: string; fd?: string } | undefined;
   let word = '';
   let inWord = false;
   let text = '';
   let i = 0;
 
   const endWord = () => {
-    if (inWord) words.push(word);
+    if (inWord) {
+      if (pendingRedirect) {
+        redirections.push({ ...pendingRedirect, target: word });
+        pendingRedirect = undefined;
+      } else {
+        words.push(word);
+      }
+    }
     word = '';
     inWord = false;
   };
   const endCommand = (op: string) => {
     endWord();
+    if (pendingRedirect) {
+      // A redirection without a target is a syntax error.
+      opaque = true;
+      pendingRedirect = undefined;
+    }
     const trimmed = text.trim();
-    if (words.length > 0 || redirects.length > 0) commands.push({ words, text: trimmed, redirects, next: op });
+    if (words.length > 0 || redirects.length > 0) commands.push({ words, text: trimmed, redirects, redirections, next: op });
     else if (op !== '' && op !== '\n') opaque = true; // an operator with no command before it
     words = [];
     redirects = [];
+    redirections = [];
     text = '';
   };
 
@@ -115,9 +141,9 @@ export function parseShellCommand(input: string): ParsedShellCommand {
       i = end < 0 ? input.length : end;
       continue;
     }
-    if ((c === '(' || c === ')' || c === '{' || c === '}') && !inWord) {
-      opaque = true;
-    }
+    if ((c === '(' || c === ')') && !inWord) opaque = true;
+    // `{ …; }` is a group only as a word of its own; `{}` (find) and `{a,b}` (brace expansion) are words.
+    if ((c === '{' || c === '}') && !inWord && /^[\s;&|]?$/.test(input[i + 1] ?? '')) opaque = true;
     const op = CONTROL_OPERATORS.find((candidate) => input.startsWith(candidate, i));
     if (op !== undefined && !(op === '&' && input[i + 1] === '>') && !(op === '&' && input[i - 1] === '>')) {
       endCommand(op);
@@ -126,14 +152,17 @@ export function parseShellCommand(input: string): ParsedShellCommand {
     }
     const redirect = matchRedirect(input, i, inWord ? word : '');
     if (redirect) {
+      const fd = redirect.fdPrefix ? word : undefined;
       if (redirect.fdPrefix) {
         word = '';
         inWord = false;
       } else {
         endWord();
       }
-      if (redirect.op === '<<' || redirect.op === '<<-') opaque = true;
+      if (pendingRedirect) opaque = true; // two operators in a row, e.g. `> >`
+      if (redirect.bareOp === '<<' || redirect.bareOp === '<<-') opaque = true;
       redirects.push(redirect.op);
+      pendingRedirect = fd !== undefined ? { op: redirect.bareOp, fd } : { op: redirect.bareOp };
       text += input.slice(i, i + redirect.length);
       i += redirect.length;
       continue;
@@ -154,13 +183,17 @@ export function parseShellCommand(input: string): ParsedShellCommand {
   return { commands, opaque };
 }
 
-function matchRedirect(input: string, i: number, currentWord: string): { op: string; length: number; fdPrefix: boolean } | undefined {
+function matchRedirect(
+  input: string,
+  i: number,
+  currentWord: string,
+): { op: string; bareOp: string; length: number; fdPrefix: boolean } | undefined {
   const ops = ['&>>', '&>', '>>', '>|', '>&', '<<<', '<<-', '<<', '<&', '<>', '>', '<'];
   for (const op of ops) {
     if (input.startsWith(op, i)) {
       // `2>` and `2>&1`: a word made only of digits right before the operator is its fd number.
       const fdPrefix = /^[0-9]+$/.test(currentWord);
-      return { op: fdPrefix ? currentWord + op : op, length: op.length, fdPrefix };
+      return { op: fdPrefix ? currentWord + op : op, bareOp: op, length: op.length, fdPrefix };
     }
   }
   return undefined;

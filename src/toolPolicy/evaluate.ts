@@ -39,8 +39,10 @@ export interface ToolPolicyLayers {
 export type ToolPolicyLayerName = 'workspace' | 'profile' | 'config' | 'session';
 
 export interface ToolPolicyOptions {
-  /** Skip the profile allowlist (its denylist still applies); for meta-tools such as select_tools. */
+  /** Skip the profile allowlist (its denylist still applies). */
   readonly ignoreProfileAllowlist?: boolean;
+  /** Skip the profile and config allowlists (denylists still apply); for meta-tools such as select_tools. */
+  readonly ignoreAllowlists?: boolean;
 }
 
 /** The first layer that rejects the tool, or undefined when every layer admits it. */
@@ -54,11 +56,12 @@ export function findBlockingToolPolicyLayer(
     return 'workspace';
   }
   if (layers.profile) {
-    const profile = options.ignoreProfileAllowlist ? { disallowedTools: layers.profile.disallowedTools } : layers.profile;
+    const skipAllowlist = options.ignoreProfileAllowlist || options.ignoreAllowlists;
+    const profile = skipAllowlist ? { disallowedTools: layers.profile.disallowedTools } : layers.profile;
     if (!isToolActive(profile, name, source)) return 'profile';
   }
   if (layers.config) {
-    const enabled = layers.config.enabled && layers.config.enabled.length > 0 ? layers.config.enabled : undefined;
+    const enabled = !options.ignoreAllowlists && layers.config.enabled && layers.config.enabled.length > 0 ? layers.config.enabled : undefined;
     if (!isToolActive({ tools: enabled, disallowedTools: layers.config.disabled }, name, source)) return 'config';
   }
   if (layers.sessionDisabledTools && !isToolActive({ disallowedTools: layers.sessionDisabledTools }, name, source)) {

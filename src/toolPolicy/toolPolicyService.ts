@@ -2,6 +2,7 @@ import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../base/event';
 import { DisposableStore } from '../base/lifecycle';
 import { IConfigService } from '../services/config/config';
+import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { IAgentProfileService } from '../services/profile/profile';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
 import type { ToolSource } from '../tool/contract';
@@ -19,6 +20,7 @@ export class AgentToolPolicyService implements IAgentToolPolicyService {
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentProfileService) private readonly profile: IAgentProfileService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IBuiltinToolAssemblyService) private readonly assembly: IBuiltinToolAssemblyService,
   ) {
     const fire = () => this.changed.fire();
     this.disposables.add(config.onDidChange(fire));
@@ -43,8 +45,10 @@ export class AgentToolPolicyService implements IAgentToolPolicyService {
     return this.blockingLayer(name, source, options) === undefined;
   }
 
-  blockingLayer(name: string, source: ToolSource = 'builtin', options?: ToolPolicyOptions): ToolPolicyLayerName | undefined {
-    return findBlockingToolPolicyLayer(this.layers, name, source, options);
+  blockingLayer(name: string, source: ToolSource = 'builtin', options: ToolPolicyOptions = {}): ToolPolicyLayerName | undefined {
+    // The one rule for meta-tools: a builtin contributed as exempt skips the allowlists everywhere.
+    const exempt = source === 'builtin' && this.assembly.get(name)?.exemptFromAllowlists === true;
+    return findBlockingToolPolicyLayer(this.layers, name, source, exempt ? { ...options, ignoreAllowlists: true } : options);
   }
 
   setSessionDisabledTools(names: readonly string[]): void {

@@ -2,9 +2,17 @@ import { Feature } from '../scopes/feature';
 import { createMcpFeature } from '../services/mcp/mcpFeature';
 import { AgentFileStateService } from '../services/fileState/agentFileStateService';
 import { IAgentFileStateService } from '../services/fileState/fileState';
+import { AgentTaskService } from '../services/task/agentTaskService';
+import { IAgentTaskService } from '../services/task/task';
 import { editTool } from './edit/editTool';
+import { bashTool } from './os/bash/bashTool';
 import { readTool } from './os/read/readTool';
 import { writeTool } from './os/write/writeTool';
+import { selectToolsTool } from './selectTools/selectToolsTool';
+import { taskListTool } from './task/taskList/taskListTool';
+import { taskOutputTool } from './task/taskOutput/taskOutputTool';
+import { taskStopTool } from './task/taskStop/taskStopTool';
+import { waitForTool } from './task/waitFor/waitForTool';
 
 /** The OS tools: files, search and shell. */
 export function createOsToolsFeature(): Feature {
@@ -15,10 +23,30 @@ export function createOsToolsFeature(): Feature {
       .contributeTool(readTool)
       .contributeTool(writeTool)
       .contributeTool(editTool)
+      .contributeTool(bashTool)
   );
+}
+
+/** Deferred tool loading: select_tools (active only when deferred loading is on). */
+export function createToolSelectFeature(): Feature {
+  return new Feature('toolSelect').contributeTool(selectToolsTool);
+}
+
+/**
+ * Background tasks: the Agent-scope task service (it owns the task processes and stops them when
+ * the agent ends) and the tools to list, read, stop and wait for tasks. Bash starts tasks with
+ * `run_in_background` only when this feature is present.
+ */
+export function createTaskToolsFeature(): Feature {
+  return new Feature('task')
+    .bindAgent(({ bind }) => bind(IAgentTaskService).to(AgentTaskService).inSingletonScope())
+    .contributeTool(taskListTool)
+    .contributeTool(taskOutputTool)
+    .contributeTool(taskStopTool)
+    .contributeTool(waitForTool);
 }
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {
-  return [createOsToolsFeature(), createMcpFeature()];
+  return [createOsToolsFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature()];
 }

@@ -80,7 +80,8 @@ describe('help and version', () => {
     const run = await runCliProcess(['--help'], { cwd: dir.path });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Usage: toolhost \[options\] \[command\]/);
-    expect(run.stdout).toMatch(/\n {2}tools \[options\] +print the agent's active tools/);
+    expect(run.stdout).toMatch(/\n {2}tools \[options\] +print the tools the agent's model is given/);
+    expect(run.stdout).toMatch(/\n {2}run \[options\] \[file\] +run a batch of tool calls/);
   });
 
   test('tools --help shows its flags', async () => {
@@ -98,5 +99,41 @@ describe('help and version', () => {
     const run = await runCliProcess([], { cwd: dir.path });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Usage: toolhost/);
+  });
+});
+
+describe('toolhost tools --format', () => {
+  test('openai prints Chat Completions tool entries', async () => {
+    const run = await runCliProcess(['tools', '--format', 'openai'], { cwd: dir.path });
+    expect(run.code).toBe(0);
+    const tools = JSON.parse(run.stdout) as Array<{ type: string; function: { name: string; parameters: Record<string, unknown> } }>;
+    expect(tools.find((t) => t.function.name === 'Read')).toMatchObject({ type: 'function', function: { name: 'Read', parameters: { type: 'object' } } });
+    for (const tool of tools) expect(tool.function.parameters.$schema).toBeUndefined();
+  });
+
+  test('anthropic prints Messages API tool entries', async () => {
+    const run = await runCliProcess(['tools', '--format', 'anthropic'], { cwd: dir.path });
+    const tools = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+    expect(Object.keys(tools[0]!)).toEqual(['name', 'description', 'input_schema']);
+  });
+
+  test('json is the same as --json', async () => {
+    const [a, b] = await Promise.all([runCliProcess(['tools', '--format', 'json'], { cwd: dir.path }), runCliProcess(['tools', '--json'], { cwd: dir.path })]);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  test('an unknown format is a usage error', async () => {
+    const run = await runCliProcess(['tools', '--format', 'xml'], { cwd: dir.path });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/error: option '--format <format>' argument 'xml' is invalid\. Allowed choices are openai, anthropic, json\./);
+  });
+
+  test('select_tools is listed only with the flag and the model capability', async () => {
+    const env = { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' };
+    const names = async (args: string[], e: Record<string, string>) =>
+      (JSON.parse((await runCliProcess(['tools', '--json', ...args], { cwd: dir.path, env: e })).stdout) as Array<{ name: string }>).map((t) => t.name);
+    expect(await names([], env)).not.toContain('select_tools');
+    expect(await names(['--model-capability', 'dynamically_loaded_tools'], {})).not.toContain('select_tools');
+    expect(await names(['--model-capability', 'image_in', '--model-capability', 'dynamically_loaded_tools'], env)).toContain('select_tools');
   });
 });

@@ -43,7 +43,7 @@ export async function waitFor<T>(check: () => T | undefined | false, what: strin
   }
 }
 
-export interface McpHarness {
+export interface McpClientHarness {
   readonly app: App;
   readonly agent: Agent;
   readonly manager: McpConnectionManager;
@@ -55,13 +55,13 @@ export interface McpHarness {
 }
 
 /** An App with only the MCP feature and one agent; MCP calls are allowed by an approval rule. */
-export function openMcpHarness(options: {
+export function openMcpClientHarness(options: {
   cwd: string;
   servers: Record<string, McpServerConfigInput>;
   config?: ToolhostConfigInput;
   /** Where stdio servers start (default: the process's working directory). */
   workingDirectory?: string;
-}): McpHarness {
+}): McpClientHarness {
   const app = createApp({
     features: [createMcpFeature()],
     config: { approval: { allow: ['mcp__*'] }, ...options.config, mcpServers: options.servers },

@@ -3,25 +3,25 @@ import * as nodePath from 'node:path';
 import { IAgentMcpService } from '../../src/services/mcp/agentMcp';
 import type { ToolProgressEvent } from '../../src/services/executor/toolExecutor';
 import { IAgentToolRegistryService } from '../../src/services/toolRegistry/toolRegistry';
-import { fixtureServer, isProcessAlive, type McpHarness, openMcpHarness, textOf, waitFor } from '../helpers/mcp';
+import { fixtureServer, isProcessAlive, type McpClientHarness, openMcpClientHarness, textOf, waitFor } from '../helpers/mcp';
 import { useTempDir } from '../helpers/tempDir';
 
 jest.setTimeout(60_000);
 
 const dir = useTempDir('toolhost-mcp-');
-let harness: McpHarness | undefined;
+let harness: McpClientHarness | undefined;
 
 afterEach(async () => {
   await harness?.dispose();
   harness = undefined;
 });
 
-function open(...args: Parameters<typeof openMcpHarness>): McpHarness {
-  harness = openMcpHarness(...args);
+function open(...args: Parameters<typeof openMcpClientHarness>): McpClientHarness {
+  harness = openMcpClientHarness(...args);
   return harness;
 }
 
-function mcpNames(h: McpHarness): string[] {
+function mcpNames(h: McpClientHarness): string[] {
   return h.agent.registry
     .list()
     .filter((r) => r.source === 'mcp')

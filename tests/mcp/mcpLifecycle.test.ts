@@ -4,25 +4,25 @@ import { createApp } from '../../src/scopes/appScope';
 import { IMcpConnectionManager } from '../../src/services/mcp/mcpConnections';
 import type { McpConnectionManager } from '../../src/services/mcp/mcpConnectionManager';
 import { createMcpFeature } from '../../src/services/mcp/mcpFeature';
-import { FIXTURE_SERVER, fixtureServer, isProcessAlive, type McpHarness, openMcpHarness, textOf, waitFor } from '../helpers/mcp';
+import { FIXTURE_SERVER, fixtureServer, isProcessAlive, type McpClientHarness, openMcpClientHarness, textOf, waitFor } from '../helpers/mcp';
 import { useTempDir } from '../helpers/tempDir';
 
 jest.setTimeout(60_000);
 
 const dir = useTempDir('toolhost-mcp-');
-let harness: McpHarness | undefined;
+let harness: McpClientHarness | undefined;
 
 afterEach(async () => {
   await harness?.dispose();
   harness = undefined;
 });
 
-function open(...args: Parameters<typeof openMcpHarness>): McpHarness {
-  harness = openMcpHarness(...args);
+function open(...args: Parameters<typeof openMcpClientHarness>): McpClientHarness {
+  harness = openMcpClientHarness(...args);
   return harness;
 }
 
-function mcpNames(h: McpHarness, server: string): string[] {
+function mcpNames(h: McpClientHarness, server: string): string[] {
   return h.agent.registry
     .list()
     .filter((r) => r.owner === `mcp:${server}`)
@@ -30,11 +30,11 @@ function mcpNames(h: McpHarness, server: string): string[] {
 }
 
 /** Warnings other than the fixture's deliberately invalid bad_schema tool. */
-function serverWarnings(h: McpHarness) {
+function serverWarnings(h: McpClientHarness) {
   return h.warnings.filter((w) => w.code !== 'invalid_tool');
 }
 
-async function pidOf(h: McpHarness, server: string): Promise<number> {
+async function pidOf(h: McpClientHarness, server: string): Promise<number> {
   return Number(textOf((await h.call(`mcp__${server}__pid`, {})).output));
 }
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { ToolProgressEvent } from '../../src/services/executor/toolExecutor';
-import { type McpHarness, openMcpHarness } from '../helpers/mcp';
+import { type McpClientHarness, openMcpClientHarness } from '../helpers/mcp';
 import { useTempDir } from '../helpers/tempDir';
 
 // Real servers from npm (devDependencies), started with node over stdio: no download, no network.
@@ -11,7 +11,7 @@ const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist
 jest.setTimeout(60_000);
 
 const dir = useTempDir('toolhost-mcp-npm-');
-let harness: McpHarness | undefined;
+let harness: McpClientHarness | undefined;
 
 afterEach(async () => {
   await harness?.dispose();
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 describe('@modelcontextprotocol/server-everything', () => {
   test('text, image, structured content and progress through the executor', async () => {
-    const h = (harness = openMcpHarness({ cwd: dir.path, servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
     await h.serverState('everything', 'ready');
     expect(h.warnings).toEqual([]);
     expect(h.agent.registry.list().map((r) => r.tool.name)).toEqual(
@@ -46,7 +46,7 @@ describe('@modelcontextprotocol/server-everything', () => {
 describe('@modelcontextprotocol/server-filesystem', () => {
   test('reads and writes inside its allowed directory; its refusal is an error result', async () => {
     fs.writeFileSync(nodePath.join(dir.path, 'a.txt'), 'hello\nworld\n');
-    const h = (harness = openMcpHarness({ cwd: dir.path, servers: { files: { command: process.execPath, args: [FILESYSTEM, dir.path] } } }));
+    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { files: { command: process.execPath, args: [FILESYSTEM, dir.path] } } }));
     await h.serverState('files', 'ready');
     expect(await h.call('mcp__files__read_text_file', { path: nodePath.join(dir.path, 'a.txt') })).toMatchObject({
       output: 'hello\nworld\n',

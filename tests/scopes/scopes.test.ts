@@ -179,28 +179,6 @@ describe('App and Agent scopes', () => {
     await app.dispose();
   });
 
-  test('startWithAgent services are constructed with each agent, and when their feature joins a running App', async () => {
-    const started: number[] = [];
-    const IStarter = createServiceId<ICounterService>('test.Starter');
-    @injectable()
-    class Starter implements ICounterService {
-      readonly serial = ++serial;
-      constructor() {
-        started.push(this.serial);
-      }
-    }
-    const starterFeature = () =>
-      new Feature('starter').bindAgent(({ bind }) => bind(IStarter).to(Starter).inSingletonScope()).startWithAgent(IStarter);
-    const app = createApp({ features: [starterFeature()] });
-    const first = app.createAgent({ cwd: dir.path });
-    expect(started).toEqual([first.get(IStarter).serial]);
-    const other = createApp({ features: [] });
-    const agent = other.createAgent({ cwd: dir.path });
-    other.addFeature(starterFeature());
-    expect(started).toEqual([first.get(IStarter).serial, agent.get(IStarter).serial]);
-    await Promise.all([app.dispose(), other.dispose()]);
-  });
-
   test('createAgent refuses a working directory that does not exist', async () => {
     const app = createApp({ features: [] });
     expect(() => app.createAgent({ cwd: `${dir.path}/missing` })).toThrow(`Working directory "${dir.path}/missing" does not exist.`);

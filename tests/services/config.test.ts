@@ -28,6 +28,17 @@ describe('configuration', () => {
       executor: { abortGraceMs: 2_000 },
       edit: { maxFileBytes: 128 * 1024 * 1024 },
       staleGuard: { enabled: true },
+      bash: {
+        defaultTimeoutS: 60,
+        maxTimeoutS: 300,
+        killGraceMs: 2_000,
+        drainMs: 150,
+        outputHeadChars: 30_000,
+        outputTailChars: 18_000,
+        outputFileMaxBytes: 256 * 1024 * 1024,
+        stopLeftoverProcesses: true,
+      },
+      tasks: { maxRunning: 8, outputChars: 30_000, waitDefaultTimeoutS: 60, waitMaxTimeoutS: 600 },
       mcpServers: {},
     });
   });
@@ -41,13 +52,15 @@ describe('configuration', () => {
     ['inside a profile', { profiles: { review: { tools: 'Read', allow: [] } } }, ['profiles.review.tools: expected array, received string', 'profiles.review.allow: unknown key (known keys: tools, disallowedTools)']],
     ['a bound', { read: { maxChars: 10 } }, ['read.maxChars: Too small: expected number to be >=1000']],
     ['not an object', [], [': expected object, received array']],
+    ['a Bash default timeout above its maximum', { bash: { defaultTimeoutS: 400 } }, ['bash.defaultTimeoutS: defaultTimeoutS must not be larger than maxTimeoutS']],
+    ['a task cap below 1', { tasks: { maxRunning: 0 } }, ['tasks.maxRunning: Too small: expected number to be >=1']],
   ])('%s names the key path', (_name, input, expected) => {
     expect(issuesOf(input)).toEqual(expected);
   });
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, mcpServers)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, bash, tasks, mcpServers)',
     );
   });
 

@@ -16,6 +16,9 @@ describe('parseShellCommand()', () => {
     ['(cd x && ls)', [['(cd', 'x'], ['ls)']], true],
     ['echo "unterminated', [['echo', 'unterminated']], true],
     ['&& ls', [['ls']], true],
+    ['find . -exec rm {} \\;', [['find', '.', '-exec', 'rm', '{}', ';']], false],
+    ['echo {a,b}.txt', [['echo', '{a,b}.txt']], false],
+    ['{ ls; }', [['{', 'ls'], ['}']], true],
   ])('%s', (input, words, opaque) => {
     const parsed = parseShellCommand(input);
     expect(parsed.commands.map((c) => c.words)).toEqual(words);
@@ -33,6 +36,24 @@ describe('parseShellCommand()', () => {
     ['echo "a > b"', []],
   ])('redirections of %s', (input, redirects) => {
     expect(parseShellCommand(input).commands.flatMap((c) => c.redirects)).toEqual(redirects);
+  });
+
+  test.each<[string, string[][], { op: string; fd?: string; target: string }[], boolean]>([
+    ['ls 2>&1', [['ls']], [{ op: '>&', fd: '2', target: '1' }], false],
+    ['ls > out.txt', [['ls']], [{ op: '>', target: 'out.txt' }], false],
+    ['ls >out.txt -l', [['ls', '-l']], [{ op: '>', target: 'out.txt' }], false],
+    ['grep x 2>/dev/null a.txt', [['grep', 'x', 'a.txt']], [{ op: '>', fd: '2', target: '/dev/null' }], false],
+    ['cat < "in file"', [['cat']], [{ op: '<', target: 'in file' }], false],
+    ['ls &>> log', [['ls']], [{ op: '&>>', target: 'log' }], false],
+    ['echo x >&2', [['echo', 'x']], [{ op: '>&', target: '2' }], false],
+    ['echo 2 > f', [['echo', '2']], [{ op: '>', target: 'f' }], false],
+    ['ls >', [['ls']], [], true],
+    ['ls > && rm x', [['ls'], ['rm', 'x']], [], true],
+  ])('redirection targets of %s are not words', (input, words, redirections, opaque) => {
+    const parsed = parseShellCommand(input);
+    expect(parsed.commands.map((c) => c.words)).toEqual(words);
+    expect(parsed.commands.flatMap((c) => c.redirections)).toEqual(redirections);
+    expect(parsed.opaque).toBe(opaque);
   });
 
   test('keeps each command text and the operator after it', () => {

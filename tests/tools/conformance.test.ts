@@ -4,6 +4,7 @@ import fs = require('node:fs');
 import fsp = require('node:fs/promises');
 import { Ajv } from 'ajv';
 import { createApp } from '../../src/scopes/appScope';
+import { IAgentTaskService } from '../../src/services/task/task';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
 import { type AgentTool, TOOL_NAME_PATTERN } from '../../src/scopes/toolContribution';
 import { ToolInputDisplaySchema } from '../../src/tool/display';
@@ -14,20 +15,34 @@ import { useTempDir, writeFiles } from '../helpers/tempDir';
  * Contract checks every builtin tool must pass. A new tool adds sample inputs here; the first
  * test fails until it does.
  */
+/** Replaced by the id of a real running task before the task tools resolve their samples. */
+const SAMPLE_TASK = '<sample-task>';
 const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
   Read: [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }],
+  select_tools: [{ names: ['mcp__github__create_issue'] }, { names: ['a', 'b'] }],
   Write: [{ path: 'src/a.ts', content: 'export {};\n' }, { path: 'new/dir/b.txt', content: '', mode: 'append' }],
   Edit: [
     { path: 'src/a.ts', old_string: 'export', new_string: 'import' },
     { path: 'src/a.ts', old_string: '{}', new_string: '', replace_all: true },
   ],
+  Bash: [
+    { command: 'npm test' },
+    { command: 'ls -la src && git status', cwd: 'src', timeout: 10, description: 'List files' },
+    { command: 'cat ../outside.txt /etc/hostname ~/x', cwd: '.' },
+    { command: 'sleep 5', run_in_background: true, description: 'Sleep' },
+  ],
+  TaskList: [{}, { active_only: true, limit: 5 }],
+  TaskOutput: [{ task_id: SAMPLE_TASK }, { task_id: SAMPLE_TASK, offset: 0 }, { task_id: SAMPLE_TASK, tail_lines: 10 }],
+  TaskStop: [{ task_id: SAMPLE_TASK }, { task_id: SAMPLE_TASK, reason: 'no longer needed' }],
+  WaitFor: [{}, { task_ids: [SAMPLE_TASK], mode: 'any', timeout: 5 }],
 };
 
 const dir = useTempDir();
 
 function allBuiltins() {
-  const app = createApp({ features: builtinFeatures() });
-  const agent = app.createAgent({ cwd: dir.path });
+  // Deferred loading on, so select_tools is active too.
+  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
+  const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
   const names = app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name);
   return { app, agent, names };
 }
@@ -58,9 +73,12 @@ describe('every builtin tool', () => {
   test('resolveExecution opens no file, writes nothing and starts no process', async () => {
     writeFiles(dir.path, { 'src/a.ts': 'export {};\n' });
     const { app, agent, names } = allBuiltins();
+    // The task tools refuse unknown ids, so their samples name a real task.
+    const task = agent.get(IAgentTaskService).startProcess({ command: 'sleep 30', cwd: dir.path, description: 'sample', env: process.env });
     const before = fs.readdirSync(dir.path, { recursive: true });
     for (const name of names) {
-      expect([name, await ioDuringResolve(agent.registry.get(name)!.tool, SAMPLE_INPUTS[name]!)]).toEqual([name, []]);
+      const samples = JSON.parse(JSON.stringify(SAMPLE_INPUTS[name]!).replaceAll(SAMPLE_TASK, task.id)) as unknown[];
+      expect([name, await ioDuringResolve(agent.registry.get(name)!.tool, samples)]).toEqual([name, []]);
     }
     expect(fs.readdirSync(dir.path, { recursive: true })).toEqual(before);
     await app.dispose();

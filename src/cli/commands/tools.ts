@@ -1,37 +1,40 @@
-import { Command } from 'commander';
-import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
+import { Command, Option } from 'commander';
+import { IAgentToolSelectService } from '../../services/toolSelect/toolSelect';
+import { MODEL_TOOL_FORMATS, type ModelToolFormat, toAnthropicTools, toOpenAiTools } from '../../tool/modelToolFormats';
 import { openAgentSession } from '../agentSession';
+import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import type { CliIo } from '../io';
 import { formatTable, summaryLine } from '../table';
 
 interface ToolsFlags extends WorkspaceFlags {
   readonly json?: boolean;
+  readonly format?: ModelToolFormat;
   readonly all?: boolean;
 }
 
 export function toolsCommand(io: CliIo): Command {
   const command = new Command('tools')
-    .description("print the agent's active tools")
-    .option('--json', 'print only a JSON array of {name, description, parameters, source, disclosure}, sorted by name')
+    .description("print the tools the agent's model is given")
+    .option('--json', 'print only a JSON array of {name, description, parameters, source, disclosure}, sorted by name (same as --format json)')
+    .addOption(
+      new Option('--format <format>', 'print only the tool list in a model API\'s shape: "openai" (Chat Completions tools), "anthropic" (Messages API tools) or "json"').choices(
+        MODEL_TOOL_FORMATS,
+      ),
+    )
     .option('--all', 'also list builtin tools that are not active, with the reason');
   addWorkspaceOptions(command);
   command.action(async (flags: ToolsFlags) => {
     const session = openAgentSession(flags, io);
     try {
       await session.whenMcpSettled();
-      const tools = session.agent.registry.list();
-      if (flags.json) {
-        const json = tools.map((r) => ({
-          name: r.tool.name,
-          description: r.tool.description,
-          parameters: r.tool.parameters,
-          source: r.source,
-          disclosure: r.disclosure,
-        }));
-        io.stdout.write(JSON.stringify(json, null, 2) + '\n');
+      const tools = session.agent.get(IAgentToolSelectService).modelTools();
+      const format = flags.format ?? (flags.json ? 'json' : undefined);
+      if (format !== undefined) {
+        const list = format === 'openai' ? toOpenAiTools(tools) : format === 'anthropic' ? toAnthropicTools(tools) : tools;
+        io.stdout.write(JSON.stringify(list, null, 2) + '\n');
         return;
       }
-      const rows = tools.map((r) => [r.tool.name, r.source, r.disclosure, summaryLine(r.tool.description, 90)]);
+      const rows = tools.map((t) => [t.name, t.source, t.disclosure, summaryLine(t.description, 90)]);
       if (flags.all) {
         for (const status of session.agent.activation.status()) {
           if (status.state !== 'active') rows.push([status.name, 'builtin', `(${status.state})`, status.reason ?? '']);
@@ -39,8 +42,10 @@ export function toolsCommand(io: CliIo): Command {
         rows.sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
       }
       io.stdout.write(formatTable(['NAME', 'SOURCE', 'DISCLOSURE', 'DESCRIPTION'], rows));
-      io.stdout.write(`\n${tools.length} active tool${tools.length === 1 ? '' : 's'} in ${session.workspace.cwd}` +
-        `${session.workspace.configFile ? ` (config: ${session.workspace.configFile})` : ''}.\n`);
+      io.stdout.write(
+        `\n${tools.length} active tool${tools.length === 1 ? '' : 's'} in ${session.workspace.cwd}` +
+          `${session.workspace.configFile ? ` (config: ${session.workspace.configFile})` : ''}.\n`,
+      );
     } finally {
       await session.dispose();
     }

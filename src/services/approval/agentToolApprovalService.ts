@@ -15,6 +15,7 @@ const DO_NOT_RETRY = 'Do not retry the same call; choose a different approach or
 @injectable()
 export class AgentToolApprovalService implements IAgentToolApprovalService {
   private grants: string[] = [];
+  private dataDir: string | undefined;
   /** Host requests go one at a time, in the order they were made. */
   private hostQueue: Promise<unknown> = Promise.resolve();
 
@@ -38,11 +39,16 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
 
   evaluate(call: ToolCallInfo): ApprovalDecision {
     // The agent's own data directory holds spilled outputs the model is told to Read.
-    const dataDir = nodePath.resolve(this.workspace.dataDir);
+    const dataDir = (this.dataDir ??= nodePath.resolve(this.workspace.dataDir));
     return evaluateApproval(
       this.config.config.approval,
       this.grants,
-      { toolName: call.name, accesses: call.accesses, matchesRule: call.execution.matchesRule?.bind(call.execution) },
+      {
+        toolName: call.name,
+        accesses: call.accesses,
+        approvalDefault: call.execution.approval,
+        matchesRule: call.execution.matchesRule?.bind(call.execution),
+      },
       (path) => this.workspace.isInside(path) || isPathInside(path, dataDir),
     );
   }

@@ -10,13 +10,15 @@ export interface ApprovalRules {
 export interface ApprovalSubject {
   readonly toolName: string;
   readonly accesses: ToolAccesses;
+  /** The tool's own default (RunnableToolExecution.approval). */
+  readonly approvalDefault?: 'auto' | 'ask';
   matchesRule?(ruleArgs: string, mode?: RuleMatchMode): boolean;
 }
 
 export type ApprovalDecision =
   | { readonly kind: 'deny'; readonly rule: string }
   | { readonly kind: 'ask'; readonly rule?: string }
-  | { readonly kind: 'allow'; readonly reason: 'allow-rule' | 'session-grant' | 'read-only'; readonly rule?: string };
+  | { readonly kind: 'allow'; readonly reason: 'allow-rule' | 'session-grant' | 'tool-default' | 'read-only'; readonly rule?: string };
 
 function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: RuleMatchMode): string | undefined {
   for (const text of rules) {
@@ -32,8 +34,8 @@ function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: Ru
 }
 
 /**
- * deny rules > ask rules > allow rules and session grants > the tool's default (calls that only
- * read inside the workspace are allowed) > ask. Deny and ask rules fire when any part of a call
+ * deny rules > ask rules > allow rules and session grants > the tool's default (its own
+ * `approval`, else: calls that only read inside the workspace are allowed) > ask. Deny and ask rules fire when any part of a call
  * matches; allow rules must cover all of it.
  */
 export function evaluateApproval(
@@ -50,6 +52,8 @@ export function evaluateApproval(
   if (allow !== undefined) return { kind: 'allow', reason: 'allow-rule', rule: allow };
   const grant = firstMatch(sessionGrants, subject, 'allow');
   if (grant !== undefined) return { kind: 'allow', reason: 'session-grant', rule: grant };
+  if (subject.approvalDefault === 'auto') return { kind: 'allow', reason: 'tool-default' };
+  if (subject.approvalDefault === 'ask') return { kind: 'ask' };
   if (isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || isInsideWorkspace(a.path))) {
     return { kind: 'allow', reason: 'read-only' };
   }

@@ -94,6 +94,69 @@ export const ExecutorConfigSchema = z.strictObject({
     .describe('After an abort, a tool that has not stopped is given up on after this long.'),
 });
 
+export const DEFAULT_BASH_TIMEOUT_S = 60;
+export const DEFAULT_BASH_MAX_TIMEOUT_S = 300;
+
+export const BashConfigSchema = z
+  .strictObject({
+    defaultTimeoutS: z
+      .number()
+      .int()
+      .min(1)
+      .default(DEFAULT_BASH_TIMEOUT_S)
+      .describe('Timeout of a foreground command when the call gives none, in seconds.'),
+    maxTimeoutS: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(DEFAULT_BASH_MAX_TIMEOUT_S)
+      .describe('The largest `timeout` a call may ask for, in seconds; larger values are rejected, not clamped.'),
+    killGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(2_000)
+      .describe('After SIGTERM to the process group (timeout, abort, TaskStop), how long before SIGKILL.'),
+    drainMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(150)
+      .describe('After the shell exits, how long to wait for output from processes still holding its pipes.'),
+    outputHeadChars: z.number().int().min(1_000).default(30_000).describe('Characters kept from the start of the output.'),
+    outputTailChars: z.number().int().min(1_000).default(18_000).describe('Characters kept from the end of the output.'),
+    outputFileMaxBytes: z
+      .number()
+      .int()
+      .min(1_048_576)
+      .default(256 * 1024 * 1024)
+      .describe('The full-output file (and a task log) stops growing at this size.'),
+    stopLeftoverProcesses: z
+      .boolean()
+      .default(true)
+      .describe('When a foreground command exits, stop processes it left running in its process group.'),
+  })
+  .refine((bash) => bash.defaultTimeoutS <= bash.maxTimeoutS, {
+    message: 'defaultTimeoutS must not be larger than maxTimeoutS',
+    path: ['defaultTimeoutS'],
+  });
+
+export const TasksConfigSchema = z.strictObject({
+  maxRunning: z.number().int().min(1).default(8).describe('At most this many background tasks run at once per agent.'),
+  outputChars: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(45_000)
+    .default(30_000)
+    .describe('Characters of output one TaskOutput result shows at most.'),
+  waitDefaultTimeoutS: z.number().int().min(1).default(60).describe('WaitFor timeout when the call gives none, in seconds.'),
+  waitMaxTimeoutS: z.number().int().min(1).max(86_400).default(600).describe('The largest WaitFor timeout, in seconds.'),
+});
+
 export const ToolhostConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   tools: ToolsConfigSchema.prefault({}),
@@ -105,6 +168,8 @@ export const ToolhostConfigSchema = z.strictObject({
   executor: ExecutorConfigSchema.prefault({}),
   edit: EditConfigSchema.prefault({}),
   staleGuard: StaleGuardConfigSchema.prefault({}),
+  bash: BashConfigSchema.prefault({}),
+  tasks: TasksConfigSchema.prefault({}),
   mcpServers: McpServersConfigSchema.default({}).describe('MCP servers whose tools the agents use, by name.'),
 });
 
@@ -115,3 +180,5 @@ export type ReadConfig = z.output<typeof ReadConfigSchema>;
 export type ApprovalConfig = z.output<typeof ApprovalConfigSchema>;
 export type EditConfig = z.output<typeof EditConfigSchema>;
 export type StaleGuardConfig = z.output<typeof StaleGuardConfigSchema>;
+export type BashConfig = z.output<typeof BashConfigSchema>;
+export type TasksConfig = z.output<typeof TasksConfigSchema>;

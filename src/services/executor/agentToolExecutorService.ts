@@ -91,7 +91,8 @@ class AbortWatch implements IDisposable {
       this.timer = setTimeout(markGraceOver, graceMs);
     };
     if (signal.aborted) this.onAbort();
-    else signal.addEventListener('abort', this.onAbort, { once: true });
+    // The shared never-aborting signal gets no listener: concurrent batches would pile them up on it.
+    else if (signal !== NEVER_ABORTED) signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   dispose(): void {
@@ -350,29 +351,31 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     info: ToolCallInfo,
   ): Promise<{ proceed: true; metadata: Readonly<Record<string, unknown>> } | { proceed: false; result: ToolResult; outcome: ToolCallOutcome }> {
     let metadata: Readonly<Record<string, unknown>> = {};
+    // One context per call, shared by its listeners; the verdict of each listener is read after it runs.
+    let veto: { result: ToolResult; outcome: ToolCallOutcome } | undefined;
+    let allowed = false;
+    let waits: Promise<unknown>[] | undefined;
+    const ctx: BeforeExecuteContext = {
+      ...info,
+      veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
+        veto ??= { result, outcome };
+      },
+      allow: () => {
+        allowed = true;
+      },
+      pass: (more: Readonly<Record<string, unknown>>) => {
+        metadata = { ...metadata, ...more };
+      },
+      waitUntil: (work: Promise<unknown>) => {
+        (waits ??= []).push(work);
+      },
+    };
     for (const hook of this.beforeHooks) {
-      let veto: { result: ToolResult; outcome: ToolCallOutcome } | undefined;
-      let allowed = false;
-      const waits: Promise<unknown>[] = [];
-      const ctx: BeforeExecuteContext = {
-        ...info,
-        veto: (result, outcome = 'vetoed') => {
-          veto ??= { result, outcome };
-        },
-        allow: () => {
-          allowed = true;
-        },
-        pass: (more) => {
-          metadata = { ...metadata, ...more };
-        },
-        waitUntil: (work) => {
-          waits.push(work);
-        },
-      };
+      waits = undefined;
       try {
         const returned = hook.listener(ctx);
         if (returned) await returned;
-        if (waits.length > 0) await Promise.all(waits);
+        if (waits) await Promise.all(waits);
       } catch (error) {
         if (info.signal.aborted) return { proceed: false, result: toolError(`Tool "${info.name}" was aborted`), outcome: 'aborted' };
         return {

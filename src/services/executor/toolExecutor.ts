@@ -37,7 +37,7 @@ export interface ToolCallResult {
   readonly outputPath?: string;
   /** End the agent's turn after this batch. */
   readonly stopTurn?: boolean;
-  /** Machine-readable content next to the output (MCP structured content). */
+  /** Machine-readable content the tool returned next to its output (e.g. MCP structured content). */
   readonly structuredContent?: unknown;
   /** From the start of the tool's execution (or of settling a call that did not run) to its result. */
   readonly durationMs: number;

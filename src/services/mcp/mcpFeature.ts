@@ -1,3 +1,4 @@
+import { IAgentStartup } from '../../scopes/agentStartup';
 import { Feature } from '../../scopes/feature';
 import { IAgentMcpService } from './agentMcp';
 import { AgentMcpService } from './agentMcpService';
@@ -17,6 +18,9 @@ export function createMcpFeature(): Feature {
       },
       [IMcpConnectionManager],
     )
-    .bindAgent(({ bind }) => bind(IAgentMcpService).to(AgentMcpService).inSingletonScope())
-    .startWithAgent(IAgentMcpService);
+    .bindAgent(({ bind }) => {
+      bind(IAgentMcpService).to(AgentMcpService).inSingletonScope();
+      // It registers tools on its own: every agent constructs it at once.
+      bind(IAgentStartup).toService(IAgentMcpService);
+    });
 }

@@ -11,7 +11,7 @@ import { IAgentFileStateService } from '../../services/fileState/fileState';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
 import { ToolAccesses } from '../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { resolvePathAccess } from '../../tool/pathAccess';
@@ -70,6 +70,7 @@ export function describeLines(lines: readonly number[]): string {
 export class EditTool implements ExecutableTool<EditInput> {
   readonly name = 'Edit';
   readonly parameters: JsonSchema = PARAMETERS;
+  readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,

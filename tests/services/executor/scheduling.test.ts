@@ -249,3 +249,15 @@ describe('ToolScheduler', () => {
     expect(s.running()).toEqual([1]);
   });
 });
+
+test('many concurrent batches without a signal do not pile up abort listeners', async () => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], execute: async () => ({ output: 'ok' }) })] });
+  const batches = await Promise.all(Array.from({ length: 30 }, (_, i) => h.agent.executor.execute([{ id: String(i), name: 'T', arguments: {} }])));
+  await new Promise((r) => setImmediate(r));
+  process.off('warning', onWarning);
+  expect(batches.every(([r]) => r!.outcome === 'executed')).toBe(true);
+  expect(warnings).toEqual([]);
+});

@@ -12,7 +12,7 @@ import { IAgentFileStateService } from '../../../services/fileState/fileState';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { ToolAccesses } from '../../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { resolvePathAccess } from '../../../tool/pathAccess';
@@ -31,6 +31,7 @@ export const UTF16_MAX_BYTES = 16 * 1024 * 1024;
 export class ReadTool implements ExecutableTool<ReadInput> {
   readonly name = 'Read';
   readonly parameters: JsonSchema = PARAMETERS;
+  readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,

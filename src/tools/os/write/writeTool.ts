@@ -9,7 +9,7 @@ import { IAgentFileStateService } from '../../../services/fileState/fileState';
 import { IAgentRuntimeService, type RuntimeFs } from '../../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { ToolAccesses } from '../../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { resolvePathAccess } from '../../../tool/pathAccess';
@@ -30,6 +30,8 @@ export function formatByteCount(n: number): string {
 export class WriteTool implements ExecutableTool<WriteInput> {
   readonly name = 'Write';
   readonly parameters: JsonSchema = PARAMETERS;
+  // Overwrites files; append mode makes repeats add again, so not idempotent.
+  readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
   constructor(
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,

@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpAgentServer } from '../src/mcpServer/mcpAgentServer';
+import { McpServeInteractions } from '../src/mcpServer/mcpServeInteractions';
+import { createApp } from '../src/scopes/appScope';
+import { benchDir, fmt, median, nowMs, table } from './util';
+
+/** The repository root (bench runs from .bench-out/bench). */
+const ROOT = nodePath.resolve(__dirname, '../..');
+const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
+
+function ensureBuiltCli(): void {
+  if (!fs.existsSync(CLI)) execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Per-call microseconds over `rounds` rounds of `calls` sequential calls (median of the rounds). */
+async function perCall(calls: number, rounds: number, once: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < calls; i++) await once(i); // warm-up
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = nowMs();
+    for (let i = 0; i < calls; i++) await once(i);
+    samples.push(((nowMs() - t) * 1000) / calls);
+  }
+  return median(samples);
+}
+
+/** Calls per second with `inFlight` requests outstanding at any time. */
+async function throughput(total: number, inFlight: number, once: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const t = nowMs();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await once(next++);
+    }),
+  );
+  return total / ((nowMs() - t) / 1000);
+}
+
+/**
+ * `toolhost mcp serve`: the round trip of `tools/call Read` through the SDK client, over stdio to the
+ * real CLI process and over an in-memory transport, against the same call through the executor
+ * in-process, measured in the same run.
+ */
+export async function mcpServeBench(): Promise<void> {
+  ensureBuiltCli();
+  const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'mcp-'));
+  fs.writeFileSync(nodePath.join(dir, 'file.txt'), Array.from({ length: 100 }, (_, i) => `line ${i + 1}: ${'text '.repeat(10)}`).join('\n') + '\n');
+  const args = { path: 'file.txt', n_lines: 100 };
+  const CALLS = 200;
+  const ROUNDS = 7;
+
+  // Baseline: the executor in-process, with a signal per call as the server has (one per request).
+  const app = createApp();
+  const agent = app.createAgent({ cwd: dir, dataDir: nodePath.join(dir, '.data') });
+  const executor = agent.executor;
+  const direct = await perCall(CALLS, ROUNDS, (i) =>
+    executor.execute([{ id: `c${i}`, name: 'Read', arguments: args }], { signal: new AbortController().signal }),
+  );
+
+  // McpAgentServer and the SDK client in one process (protocol and mapping cost, no pipes).
+  const interactions = new McpServeInteractions();
+  const app2 = createApp();
+  const agent2 = app2.createAgent({ cwd: dir, dataDir: nodePath.join(dir, '.data2'), overrides: (c) => interactions.bindTo(c) });
+  const server = new McpAgentServer(agent2, { interactions });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const memClient = new Client({ name: 'bench', version: '1' });
+  await memClient.connect(clientSide);
+  const inMemory = await perCall(CALLS, ROUNDS, () => memClient.callTool({ name: 'Read', arguments: args }));
+
+  // The real CLI process over stdio.
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--cwd', dir, '--no-watch'], stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' });
+  const startT = nowMs();
+  await client.connect(transport);
+  await client.listTools();
+  const startupMs = nowMs() - startT;
+  const stdio = await perCall(CALLS, ROUNDS, () => client.callTool({ name: 'Read', arguments: args }));
+  const stdioParallel = await throughput(2000, 16, () => client.callTool({ name: 'Read', arguments: args }));
+  const directParallel = await throughput(2000, 16, (i) =>
+    executor.execute([{ id: `p${i}`, name: 'Read', arguments: args }], { signal: new AbortController().signal }),
+  );
+
+  await client.close();
+  await memClient.close();
+  await server.close();
+  await app.dispose();
+  await app2.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  console.log('\n## mcp serve: tools/call Read (100 lines) round trip vs the executor in-process');
+  console.log(
+    table(
+      ['path', 'µs/call', 'ratio'],
+      [
+        ['executor.execute in-process (baseline)', fmt(direct, 1), '1.00'],
+        ['SDK client → McpAgentServer, in-memory transport', fmt(inMemory, 1), fmt(inMemory / direct)],
+        ['SDK client → toolhost mcp serve over stdio', fmt(stdio, 1), fmt(stdio / direct)],
+      ],
+    ),
+  );
+  console.log(
+    table(
+      ['16 calls in flight', 'calls/s', 'ratio'],
+      [
+        ['executor.execute in-process (baseline)', fmt(directParallel, 0), '1.00'],
+        ['toolhost mcp serve over stdio', fmt(stdioParallel, 0), fmt(stdioParallel / directParallel)],
+      ],
+    ),
+  );
+  console.log(`server start to first tools/list: ${fmt(startupMs, 0)} ms`);
+}

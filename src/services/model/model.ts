@@ -1,0 +1,17 @@
+import type { Event } from '../../base/event';
+import { createServiceId } from '../../scopes/serviceId';
+
+/** A capability a model declares, e.g. `dynamically_loaded_tools`, `image_in`. */
+export type ModelCapability = string;
+
+/** What the agent's current model can do (Agent scope); a host updates it when it switches models. */
+export interface IAgentModelService {
+  readonly capabilities: ReadonlySet<ModelCapability>;
+  has(capability: ModelCapability): boolean;
+  setCapabilities(capabilities: readonly ModelCapability[]): void;
+  readonly onDidChange: Event<ReadonlySet<ModelCapability>>;
+}
+export const IAgentModelService = createServiceId<IAgentModelService>('AgentModelService');
+
+/** The capabilities an agent starts with (bound as a constant by the Agent scope). */
+export const IInitialModelCapabilities = createServiceId<readonly ModelCapability[]>('InitialModelCapabilities');

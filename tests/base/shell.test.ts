@@ -1,0 +1,170 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { OutputCapture } from '../../src/base/shell/outputCapture';
+import { isProcessAlive, isProcessGroupAlive } from '../../src/base/shell/processGroup';
+import { shellEnvironment } from '../../src/base/shell/shellEnv';
+import { type OutputStreamName, ShellProcess, type ShellProcessOptions } from '../../src/base/shell/shellProcess';
+import { isAlive } from '../helpers/processes';
+import { useTempDir } from '../helpers/tempDir';
+
+const dir = useTempDir();
+
+function capture(options: Partial<ConstructorParameters<typeof OutputCapture>[0]> = {}): OutputCapture {
+  return new OutputCapture({
+    headChars: 10,
+    tailChars: 10,
+    filePath: nodePath.join(dir.path, 'out', 'full.log'),
+    fileMode: 'overflow',
+    fileMaxBytes: 1_000_000,
+    ...options,
+  });
+}
+
+describe('OutputCapture', () => {
+  test('output that fits is kept whole, in arrival order, and needs no file', async () => {
+    const c = capture();
+    c.write(Buffer.from('out1\n'), 'stdout');
+    c.write(Buffer.from('err1\n'), 'stderr');
+    c.write(Buffer.from('out2\n'), 'stdout');
+    await c.close();
+    expect(c.render()).toEqual({ text: 'out1\nerr1\nout2\n', omittedChars: 0 });
+    expect(c.cut).toBe(false);
+    expect(c.hasFile).toBe(false);
+    expect(fs.existsSync(nodePath.join(dir.path, 'out', 'full.log'))).toBe(false);
+  });
+
+  test('longer output keeps the head and the tail, and the whole bytes in the file', async () => {
+    const c = capture();
+    const all = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    for (const part of all.match(/.{1,7}/g)!) c.write(Buffer.from(part), 'stdout');
+    await c.close();
+    expect(c.render()).toEqual({ text: 'abcdefghij\n[... 16 characters omitted ...]\n0123456789', omittedChars: 16 });
+    expect(c.totalChars).toBe(36);
+    expect(c.totalBytes).toBe(36);
+    expect(fs.readFileSync(c.filePath, 'utf8')).toBe(all);
+    expect(c.tail(4)).toBe('6789');
+  });
+
+  test('a character split between chunks is decoded whole, per stream', async () => {
+    const c = capture({ headChars: 100, tailChars: 100 });
+    const euro = Buffer.from('€'); // three bytes
+    c.write(euro.subarray(0, 1), 'stdout');
+    c.write(Buffer.from('x'), 'stderr');
+    c.write(euro.subarray(1), 'stdout');
+    await c.close();
+    expect(c.render().text).toBe('x€');
+  });
+
+  test('head and tail are cut at a line break when one is near', async () => {
+    const c = capture({ headChars: 100, tailChars: 100 });
+    const lines = Array.from({ length: 50 }, (_, i) => `line ${String(i).padStart(2, '0')}`).join('\n') + '\n';
+    c.write(Buffer.from(lines), 'stdout');
+    await c.close();
+    const { text } = c.render();
+    expect(text.startsWith('line 00\n')).toBe(true);
+    expect(text).toMatch(/\nline \d\d\n\[\.\.\. [\d,]+ characters omitted \.\.\.\]\nline \d\d\n/);
+    expect(text.endsWith('line 49\n')).toBe(true);
+  });
+
+  test('the file stops at its cap; the tail still has the end', async () => {
+    const c = capture({ fileMaxBytes: 25 });
+    c.write(Buffer.from('a'.repeat(20)), 'stdout');
+    c.write(Buffer.from('b'.repeat(20)), 'stdout');
+    await c.close();
+    expect(c.fileCapped).toBe(true);
+    expect(fs.readFileSync(c.filePath, 'utf8')).toBe('a'.repeat(20) + 'b'.repeat(5));
+    expect(c.tail(5)).toBe('bbbbb');
+  });
+
+  test('a file that cannot be created is reported, and capture goes on', async () => {
+    fs.writeFileSync(nodePath.join(dir.path, 'blocker'), '');
+    const c = capture({ filePath: nodePath.join(dir.path, 'blocker', 'full.log'), fileMode: 'always' });
+    c.write(Buffer.from('hello'), 'stdout');
+    await c.close();
+    expect(c.fileError).toMatch(/EEXIST|ENOTDIR/);
+    expect(c.hasFile).toBe(false);
+    expect(c.render().text).toBe('hello');
+  });
+});
+
+function shell(command: string, options: Partial<ShellProcessOptions> = {}): { proc: ShellProcess; chunks: [OutputStreamName, string][] } {
+  const chunks: [OutputStreamName, string][] = [];
+  const proc = new ShellProcess({
+    command,
+    cwd: dir.path,
+    env: shellEnvironment(),
+    drainMs: 100,
+    killGraceMs: 500,
+    onData: (chunk, stream) => chunks.push([stream, chunk.toString()]),
+    ...options,
+  });
+  return { proc, chunks };
+}
+
+describe('ShellProcess', () => {
+  test('reports the exit code and nothing else for a plain command', async () => {
+    const { proc, chunks } = shell('echo hi; exit 4');
+    expect(await proc.done).toEqual({ exitCode: 4, signal: null, forceKilled: false, leftoversStopped: false, outputCutOff: false });
+    expect(chunks).toEqual([['stdout', 'hi\n']]);
+  });
+
+  test('a shell that cannot start resolves with the error', async () => {
+    const { proc } = shell('true', { shell: nodePath.join(dir.path, 'no-such-shell') });
+    const exit = await proc.done;
+    expect(exit.spawnError).toContain('ENOENT');
+    expect(exit.exitCode).toBeNull();
+    expect(proc.pid).toBeUndefined();
+  });
+
+  test('kill stops the whole group; done resolves once no live member is left', async () => {
+    const { proc, chunks } = shell('sleep 1000 & echo $!; wait');
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        if (chunks.length > 0) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 10);
+    });
+    const grandchild = Number(chunks[0]![1]);
+    proc.kill('abort');
+    proc.kill('again'); // later calls do nothing
+    const exit = await proc.done;
+    expect(exit).toMatchObject({ killReason: 'abort', signal: 'SIGTERM', forceKilled: false });
+    expect(isAlive(grandchild)).toBe(false);
+    expect(isProcessAlive(grandchild)).toBe(false);
+    expect(isProcessGroupAlive(proc.pid!)).toBe(false);
+  });
+
+  test('a consumer that falls behind after the exit still gets everything buffered in the pipe', async () => {
+    let bytes = 0;
+    let paused = false;
+    const proc: ShellProcess = new ShellProcess({
+      // Three pieces that fit in the pipe buffer: the shell exits while nobody reads.
+      command: 'for i in 1 2 3; do head -c 10000 /dev/zero; sleep 0.02; done',
+      cwd: dir.path,
+      env: shellEnvironment(),
+      drainMs: 50,
+      killGraceMs: 500,
+      onData: (chunk) => {
+        bytes += chunk.length;
+        if (!paused) {
+          // Stop reading at the first chunk, and resume only well after the shell has exited.
+          paused = true;
+          proc.pause();
+          setTimeout(() => proc.resume(), 300);
+        }
+      },
+    });
+    const exit = await proc.done;
+    expect(exit.outputCutOff).toBe(false);
+    expect(bytes).toBe(30000);
+  });
+});
+
+describe('shellEnvironment()', () => {
+  test('adds the non-interactive settings and drops forced colours', () => {
+    const env = shellEnvironment({ PATH: '/bin', FORCE_COLOR: '1', CLICOLOR_FORCE: '1', TERM: 'xterm-256color' }, { EXTRA: 'x' });
+    expect(env).toEqual({ PATH: '/bin', NO_COLOR: '1', TERM: 'dumb', GIT_TERMINAL_PROMPT: '0', PAGER: 'cat', GIT_PAGER: 'cat', EXTRA: 'x' });
+  });
+});

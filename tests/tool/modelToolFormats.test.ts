@@ -1,0 +1,63 @@
+import { createApp } from '../../src/scopes/appScope';
+import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
+import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import {
+  PROVIDER_TOOL_NAME_PATTERN,
+  providerToolListProblems,
+  toAnthropicTools,
+  toOpenAiTools,
+  type ModelToolSpec,
+} from '../../src/tool/modelToolFormats';
+import { useTempDir } from '../helpers/tempDir';
+
+const dir = useTempDir();
+
+const spec: ModelToolSpec = {
+  name: 'Read',
+  description: 'Reads.',
+  parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+};
+
+describe('provider formats', () => {
+  test('OpenAI: function tools, without $schema', () => {
+    expect(toOpenAiTools([spec])).toEqual([
+      {
+        type: 'function',
+        function: { name: 'Read', description: 'Reads.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } },
+      },
+    ]);
+  });
+
+  test('Anthropic: name, description, input_schema, without $schema', () => {
+    expect(toAnthropicTools([spec])).toEqual([
+      { name: 'Read', description: 'Reads.', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } },
+    ]);
+  });
+
+  test.each<[ModelToolSpec, string[]]>([
+    [spec, []],
+    [{ ...spec, name: 'mcp.server.tool' }, ['"mcp.server.tool": the name must match ^[a-zA-Z0-9_-]{1,64}$']],
+    [{ ...spec, name: 'x'.repeat(65) }, [`"${'x'.repeat(65)}": the name must match ^[a-zA-Z0-9_-]{1,64}$`]],
+    [{ ...spec, description: '' }, ['"Read": the description is empty']],
+  ])('problems of %j', (tool, problems) => {
+    expect(providerToolListProblems([tool])).toEqual(problems);
+  });
+
+  test('every builtin tool fits both APIs', async () => {
+    const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
+    const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
+    const tools = agent.modelTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
+    expect(providerToolListProblems(tools)).toEqual([]);
+    for (const tool of toOpenAiTools(tools)) {
+      expect(tool.function.name).toMatch(PROVIDER_TOOL_NAME_PATTERN);
+      expect(tool.function.parameters).toMatchObject({ type: 'object' });
+      expect(tool.function.parameters).not.toHaveProperty('$schema');
+    }
+    for (const tool of toAnthropicTools(tools)) {
+      expect(tool.name).toMatch(PROVIDER_TOOL_NAME_PATTERN);
+      expect(tool.input_schema).toMatchObject({ type: 'object' });
+    }
+    await app.dispose();
+  });
+});
