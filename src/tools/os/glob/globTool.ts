@@ -1,0 +1,205 @@
+import * as nodePath from 'node:path';
+import { inject, injectable } from 'inversify';
+import { glob as tinyglob } from 'tinyglobby';
+import { errorMessage, isErrnoException } from '../../../base/errors';
+import { formatCount } from '../../../base/strings';
+import { createServiceId } from '../../../scopes/serviceId';
+import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { IConfigService } from '../../../services/config/config';
+import { MAX_GLOB_LIMIT } from '../../../services/config/configSchema';
+import { IAgentRuntimeService } from '../../../services/runtime/runtime';
+import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
+import { ToolAccesses } from '../../../tool/accesses';
+import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
+import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
+import { toInputJsonSchema } from '../../../tool/inputSchema';
+import { resolvePathAccess } from '../../../tool/pathAccess';
+import { renderPrompt } from '../../../tool/renderPrompt';
+import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
+import { isSensitivePath } from '../../../tool/sensitivePaths';
+import { FilteredListing } from '../search/filteredListing';
+import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
+import { normalizeGlobPattern } from '../search/searchGlob';
+import { displayPath, runtimeSearchFs } from '../search/searchPaths';
+import { type GlobInput, GlobInputSchema } from './glob';
+
+const PARAMETERS = toInputJsonSchema(GlobInputSchema);
+const STAT_BATCH = 512;
+
+export interface GlobListing {
+  /** Relative to the search root, newest first. */
+  readonly files: readonly string[];
+  readonly sensitive: number;
+  readonly timedOut: boolean;
+}
+
+@injectable()
+export class GlobTool implements ExecutableTool<GlobInput> {
+  readonly name = 'Glob';
+  readonly parameters: JsonSchema = PARAMETERS;
+
+  constructor(
+    @inject(IConfigService) private readonly config: IConfigService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+  ) {}
+
+  get description(): string {
+    const glob = this.config.config.glob;
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'glob.md'), {
+      DEFAULT_LIMIT: formatCount(glob.defaultLimit),
+      MAX_LIMIT: formatCount(MAX_GLOB_LIMIT),
+      TIMEOUT_S: formatSeconds(glob.timeoutMs),
+    });
+  }
+
+  resolveExecution(input: GlobInput): ToolExecution {
+    const access = resolvePathAccess(input.path ?? '.', this.workspace.pathContext('search'));
+    const root = access.path;
+    const normalized = normalizeGlobPattern(input.pattern, root);
+    if ('error' in normalized) return toolError(normalized.error);
+    const shownRoot = displayPath(root, this.workspace.cwd);
+    const generation = this.runtime.generation;
+    const detail = [`pattern: ${input.pattern}`, input.include_ignored ? 'include_ignored: true' : undefined].filter(Boolean).join(', ');
+    return {
+      accesses: [ToolAccesses.searchTree(root)],
+      display: { kind: 'file_io', operation: 'glob', path: root, detail },
+      description: `Finding files matching ${input.pattern} in ${shownRoot}`,
+      approvalRule: literalRule('Glob', root),
+      matchesRule: (ruleArgs) => matchPathRule(ruleArgs, root, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
+      execute: (ctx) => this.run(input, root, normalized.pattern, generation, ctx.signal),
+    };
+  }
+
+  private async run(input: GlobInput, root: string, pattern: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
+    if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
+    const options = this.config.config.glob;
+    const fs = runtimeSearchFs(this.runtime.requireFs());
+    const shownRoot = displayPath(root, this.workspace.cwd);
+    const shownArg = input.path ?? '.';
+    try {
+      const stat = await fs.stat(root);
+      if (!stat.isDirectory()) {
+        return toolError(`"${shownArg}" is a file, not a folder. Glob searches folders; to read this file, use Read.`);
+      }
+    } catch (error) {
+      const code = isErrnoException(error) ? error.code : undefined;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return toolError(`"${shownArg}" does not exist. Check the path, or leave path out to search the working directory.`);
+      return toolError(`"${shownArg}" cannot be searched: ${errorMessage(error)}`);
+    }
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    let listing: GlobListing;
+    try {
+      listing = await listGlob(fs, root, pattern, { includeIgnored: input.include_ignored === true, signal: AbortSignal.any([signal, timeout]) });
+    } catch (error) {
+      if (signal.aborted) return toolError('Glob was aborted.');
+      return toolError(`Glob failed in "${shownRoot}": ${errorMessage(error)}`);
+    }
+    if (signal.aborted) return toolError('Glob was aborted.');
+    const offset = input.offset ?? 0;
+    const limit = input.limit ?? options.defaultLimit;
+    return renderGlob(listing, {
+      cwd: this.workspace.cwd,
+      root,
+      pattern: input.pattern,
+      offset,
+      limit,
+      includeIgnored: input.include_ignored === true,
+      timeoutMs: options.timeoutMs,
+    });
+  }
+}
+
+/** Lists the files under `root` matching a tinyglobby pattern, newest first, secrets left out. */
+export async function listGlob(fs: SearchFs, root: string, pattern: string, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
+  const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
+  const listing = new FilteredListing(fs, tree);
+  const readdir = (path: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: unknown[]) => void): void => {
+    listing.list(path).then(
+      ({ entries }) => callback(null, entries),
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+  const found = await tinyglob(pattern, {
+    cwd: root,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    signal: options.signal,
+    // Only readdir goes through the filter; tinyglobby needs no other file operation without symlinks.
+    fs: { readdir: readdir as never },
+  });
+  const timedOut = options.signal.aborted;
+  let sensitive = 0;
+  const kept: string[] = [];
+  for (const rel of found) {
+    if (isSensitivePath(nodePath.join(root, rel))) sensitive++;
+    else kept.push(rel);
+  }
+  const mtimes = new Map<string, number>();
+  for (let i = 0; i < kept.length; i += STAT_BATCH) {
+    const batch = kept.slice(i, i + STAT_BATCH);
+    const stats = await Promise.all(batch.map((rel) => fs.stat(nodePath.join(root, rel)).then((s) => s.mtimeMs, () => undefined)));
+    batch.forEach((rel, j) => {
+      const mtime = stats[j];
+      if (mtime !== undefined) mtimes.set(rel, mtime);
+    });
+  }
+  const files = [...mtimes.keys()].sort((a, b) => mtimes.get(b)! - mtimes.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+  return { files, sensitive, timedOut };
+}
+
+export interface GlobRenderContext {
+  readonly cwd: string;
+  readonly root: string;
+  readonly pattern: string;
+  readonly offset: number;
+  readonly limit: number;
+  readonly includeIgnored: boolean;
+  readonly timeoutMs: number;
+}
+
+export function renderGlob(listing: GlobListing, context: GlobRenderContext): ToolResult {
+  const total = listing.files.length;
+  const shownRoot = displayPath(context.root, context.cwd);
+  const lines: string[] = [];
+  if (listing.timedOut) {
+    lines.push(`Glob timed out after ${formatSeconds(context.timeoutMs)} s; the list below is partial. Narrow the pattern or the path.`);
+  }
+  const page = listing.files.slice(context.offset, context.offset + context.limit);
+  for (const rel of page) lines.push(displayPath(nodePath.join(context.root, rel), context.cwd));
+  const end = context.offset + page.length;
+  let truncated = listing.timedOut;
+  if (total === 0) {
+    lines.push(
+      `No files match "${context.pattern}" in ${shownRoot}.` +
+        (context.includeIgnored ? '' : ' Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.'),
+    );
+  } else if (page.length === 0) {
+    lines.push(`No files at offset=${context.offset}: ${formatCount(total)} file${total === 1 ? '' : 's'} match. Use a smaller offset.`);
+  } else if (end < total) {
+    truncated = true;
+    lines.push(`Showing files ${formatCount(context.offset + 1)}-${formatCount(end)} of ${formatCount(total)}, newest first. Use offset=${end} to see more.`);
+  } else if (context.offset > 0) {
+    lines.push(`Showing files ${formatCount(context.offset + 1)}-${formatCount(end)} of ${formatCount(total)}, newest first.`);
+  }
+  if (listing.sensitive > 0) {
+    lines.push(
+      `Left out ${formatCount(listing.sensitive)} matching file${listing.sensitive === 1 ? '' : 's'} that hold${listing.sensitive === 1 ? 's' : ''} secrets (env files, private keys, credentials); no tool reads them.`,
+    );
+  }
+  return truncated ? { output: lines.join('\n'), truncated: true } : { output: lines.join('\n') };
+}
+
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? String(s) : s.toFixed(s < 1 ? 3 : 1).replace(/\.?0+$/, '');
+}
+
+export const IGlobTool = createServiceId<GlobTool>('tool.Glob');
+export const globTool = registerAgentToolService(IGlobTool, GlobTool, {
+  name: 'Glob',
+  domain: 'os',
+  requiredRuntimeCapabilities: ['fs'],
+});
