@@ -6,6 +6,7 @@ import type { ToolhostConfigInput } from '../../../src/services/config/configSch
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
 import { builtinFeatures } from '../../../src/tools/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
+import { ageInOrder } from '../../helpers/mtimes';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';
 
 const dir = useTempDir();
@@ -22,11 +23,6 @@ async function glob(input: Record<string, unknown>): Promise<string> {
   return text(await callTool(agent, 'Glob', input));
 }
 
-/** Gives files distinct modification times: the first is the newest. */
-function ageInOrder(root: string, newestFirst: readonly string[]): void {
-  const now = Date.now() / 1000;
-  newestFirst.forEach((rel, i) => fs.utimesSync(nodePath.join(root, rel), now - 100 * (i + 1), now - 100 * (i + 1)));
-}
 
 describe('Glob output', () => {
   beforeEach(() => open());
@@ -63,9 +59,9 @@ describe('Glob output', () => {
     ageInOrder(dir.path, ['.github/workflows/ci.yml', '.eslintrc.yml']);
     expect(await glob({ pattern: '**/*.yml' })).toBe('.github/workflows/ci.yml\n.eslintrc.yml');
     expect(await glob({ pattern: '.git/**' })).toBe(
-      'No files match ".git/**" in .. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.',
+      'No files match ".git/**" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.',
     );
-    expect(await glob({ pattern: 'linkdir/**', include_ignored: true })).toBe('No files match "linkdir/**" in ..');
+    expect(await glob({ pattern: 'linkdir/**', include_ignored: true })).toBe('No files match "linkdir/**" in the working directory.');
   });
 
   test('paths outside the working directory are absolute', async () => {
@@ -168,7 +164,7 @@ describe('Glob ignore rules', () => {
 
   test('an ignored folder given as a pattern prefix is still ignored', async () => {
     writeFiles(dir.path, { '.gitignore': 'dist/\n', 'dist/a.js': '', 'src/b.js': '' });
-    expect(await glob({ pattern: 'dist/**/*.js' })).toMatch(/^No files match "dist\/\*\*\/\*\.js" in \./);
+    expect(await glob({ pattern: 'dist/**/*.js' })).toMatch(/^No files match "dist\/\*\*\/\*\.js" in the working directory\./);
     expect(await glob({ pattern: 'dist/**/*.js', include_ignored: true })).toBe('dist/a.js');
   });
 });
@@ -183,7 +179,7 @@ describe('Glob and secrets', () => {
       'app.ts\n.env.example\nLeft out 3 matching files that hold secrets (env files, private keys, credentials); no tool reads them.',
     );
     expect(await glob({ pattern: '.env' })).toBe(
-      'No files match ".env" in .. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.\n' +
+      'No files match ".env" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.\n' +
         'Left out 1 matching file that holds secrets (env files, private keys, credentials); no tool reads them.',
     );
   });

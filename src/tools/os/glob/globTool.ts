@@ -20,7 +20,7 @@ import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
-import { displayPath, runtimeSearchFs } from '../search/searchPaths';
+import { describeFolder, displayPath, runtimeSearchFs } from '../search/searchPaths';
 import { type GlobInput, GlobInputSchema } from './glob';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
@@ -162,7 +162,7 @@ export interface GlobRenderContext {
 
 export function renderGlob(listing: GlobListing, context: GlobRenderContext): ToolResult {
   const total = listing.files.length;
-  const shownRoot = displayPath(context.root, context.cwd);
+  const shownRoot = describeFolder(context.root, context.cwd);
   const lines: string[] = [];
   if (listing.timedOut) {
     lines.push(`Glob timed out after ${formatSeconds(context.timeoutMs)} s; the list below is partial. Narrow the pattern or the path.`);

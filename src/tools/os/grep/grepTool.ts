@@ -17,7 +17,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { formatSeconds } from '../glob/globTool';
 import { compileSearchGlob, type SearchGlob } from '../search/searchGlob';
-import { displayPath, localSearchFs } from '../search/searchPaths';
+import { describeFolder, displayPath, localSearchFs } from '../search/searchPaths';
 import { RG_FILE_TYPES } from './fileTypes';
 import { type GrepInput, GrepInputSchema } from './grep';
 import { type GrepEngine, GrepEngineError, type GrepFileResult, type GrepOutputMode, type GrepSearch } from './grepEngine';
@@ -25,6 +25,20 @@ import { renderGrep } from './grepFormat';
 import { type ParsedRegex, parseRustRegex, RegexSyntaxError } from './rustRegex';
 
 const PARAMETERS = toInputJsonSchema(GrepInputSchema);
+/** Names models use for languages that ripgrep spells differently. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  golang: 'go',
+  javascript: 'js',
+  node: 'js',
+  'c++': 'cpp',
+  shell: 'sh',
+  bash: 'sh',
+  yml: 'yaml',
+  markdown: 'md',
+  rs: 'rust',
+  kt: 'kotlin',
+  rb: 'ruby',
+};
 const STAT_BATCH = 256;
 
 /** The error for a pattern ripgrep would reject, written for the model. */
@@ -89,7 +103,8 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     if (input.type !== undefined) {
       typeGlobs = RG_FILE_TYPES[input.type];
       if (!typeGlobs) {
-        const suggestion = closestMatch(input.type, Object.keys(RG_FILE_TYPES));
+        const alias = TYPE_ALIASES[input.type.toLowerCase()];
+        const suggestion = alias && RG_FILE_TYPES[alias] ? alias : closestMatch(input.type, Object.keys(RG_FILE_TYPES));
         return toolError(
           `Unknown file type "${input.type}".${suggestion ? ` Did you mean "${suggestion}"?` : ''} ` +
             `Use a ripgrep type name such as ts, js, py, rust, go, java, c, cpp, md, json, yaml, html, css, sh — or use glob instead (e.g. glob: "*.${input.type}").`,
@@ -164,7 +179,7 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     if (outcome.stopped === 'aborted' || signal.aborted) return toolError('Grep was aborted before it finished.');
     const files = await this.order(outcome.files, resolved.mode);
     const scope = [
-      displayPath(resolved.root, this.workspace.cwd),
+      describeFolder(resolved.root, this.workspace.cwd),
       resolved.glob && !isFile ? ` (glob "${input.glob}")` : '',
       resolved.typeGlobs && !isFile ? ` (type ${input.type})` : '',
     ].join('');

@@ -22,3 +22,9 @@ export function runtimeSearchFs(fs: RuntimeFs): SearchFs {
 
 /** The local file system (Grep's engines search the local disk). */
 export const localSearchFs: SearchFs = runtimeSearchFs(fsp);
+
+/** A folder named in a sentence: "the working directory" rather than ".". */
+export function describeFolder(path: string, cwd: string): string {
+  const shown = displayPath(path, cwd);
+  return shown === '.' ? 'the working directory' : shown;
+}
