@@ -125,7 +125,10 @@ class Parser {
       const c = this.peek();
       if (c !== undefined && /\s/.test(c)) this.pos++;
       else if (c === '#') {
+        const start = this.pos;
         while (this.peek() !== undefined && this.peek() !== '\n') this.pos++;
+        // ripgrep wraps the pattern in a group, so a comment that runs to the end swallows its ")".
+        if (this.peek() === undefined) this.error('unclosed group: a (?x) comment must end with a newline', start);
       } else return;
     }
   }
