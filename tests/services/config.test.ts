@@ -23,6 +23,8 @@ describe('configuration', () => {
       tools: { enabled: [], disabled: [] },
       profiles: {},
       read: { maxChars: 50_000, maxLines: 2_000, maxLineChars: 2_000, lineCountMaxBytes: 32 * 1024 * 1024 },
+      glob: { defaultLimit: 100, timeoutMs: 20_000 },
+      grep: { engine: 'auto', timeoutMs: 20_000, maxOutputBytes: 10 * 1024 * 1024, headLimit: 250, maxLineChars: 500, workers: 2 },
     });
   });
 
@@ -41,7 +43,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, glob, grep)',
     );
   });
 

@@ -16,6 +16,12 @@ import { useTempDir, writeFiles } from '../helpers/tempDir';
  */
 const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
   Read: [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }],
+  Glob: [{ pattern: '**/*.ts' }, { pattern: 'src/*.ts', path: 'src', include_ignored: true, offset: 10, limit: 5 }],
+  Grep: [
+    { pattern: 'export' },
+    { pattern: 'class\\s+\\w+', path: 'src', glob: 'src/**/*.ts', type: 'ts', output_mode: 'content', '-i': true, '-n': false, '-C': 2, head_limit: 10, offset: 5 },
+    { pattern: 'a\\nb', multiline: true, include_ignored: true, output_mode: 'count_matches', '-A': 1, '-B': 1 },
+  ],
 };
 
 const dir = useTempDir();

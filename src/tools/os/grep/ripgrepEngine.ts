@@ -76,14 +76,13 @@ export class RipgrepOutputParser {
   ) {}
 
   push(chunk: Buffer): void {
-    let data = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    const data = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
     let start = 0;
     for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
       this.line(data.subarray(start, nl));
       start = nl + 1;
     }
     this.rest = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
-    data = Buffer.alloc(0);
   }
 
   /** `complete`: rg ran to the end, so the last file's records are whole. */
