@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
 import { readBench } from './read.bench';
+import { globBench, grepBench } from './search.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
   read: readBench,
+  grep: grepBench,
+  glob: globBench,
 };
 
 async function main(): Promise<void> {

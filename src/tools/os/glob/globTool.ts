@@ -17,14 +17,14 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
-import { FilteredListing } from '../search/filteredListing';
+import { type FilteredEntries, FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
 import { describeFolder, displayPath, runtimeSearchFs } from '../search/searchPaths';
 import { type GlobInput, GlobInputSchema } from './glob';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
-const STAT_BATCH = 512;
+const STAT_BATCH = 2_000;
 
 export interface GlobListing {
   /** Relative to the search root, newest first. */
@@ -114,11 +114,32 @@ export class GlobTool implements ExecutableTool<GlobInput> {
 export async function listGlob(fs: SearchFs, root: string, pattern: string, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
   const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
   const listing = new FilteredListing(fs, tree);
+  const local = fs.local;
   const readdir = (path: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: unknown[]) => void): void => {
-    listing.list(path).then(
-      ({ entries }) => callback(null, entries),
-      (error: NodeJS.ErrnoException) => callback(error, []),
-    );
+    const done = (listed: FilteredEntries | Promise<FilteredEntries>) => {
+      if (!(listed instanceof Promise)) return callback(null, listed.entries);
+      listed.then(
+        ({ entries }) => callback(null, entries),
+        (error: NodeJS.ErrnoException) => callback(error, []),
+      );
+    };
+    if (!local) {
+      done(listing.list(path));
+      return;
+    }
+    local.readdir(path, (error, entries) => {
+      if (error) callback(error, []);
+      else {
+        let listed;
+        try {
+          listed = listing.filter(path, entries);
+        } catch (filterError) {
+          callback(filterError as NodeJS.ErrnoException, []);
+          return;
+        }
+        done(listed);
+      }
+    });
   };
   const found = await tinyglob(pattern, {
     cwd: root,
@@ -137,16 +158,25 @@ export async function listGlob(fs: SearchFs, root: string, pattern: string, opti
     if (isSensitivePath(nodePath.join(root, rel))) sensitive++;
     else kept.push(rel);
   }
-  const mtimes = new Map<string, number>();
+  const stamped: Array<[number, string]> = [];
+  const prefix = root.endsWith('/') ? root : `${root}/`;
   for (let i = 0; i < kept.length; i += STAT_BATCH) {
     const batch = kept.slice(i, i + STAT_BATCH);
-    const stats = await Promise.all(batch.map((rel) => fs.stat(nodePath.join(root, rel)).then((s) => s.mtimeMs, () => undefined)));
+    let stats: Array<number | undefined>;
+    if (local) {
+      stats = batch.map((rel) => local.mtimeMs(prefix + rel));
+      // Let other work run between slices of synchronous stats.
+      if (i + STAT_BATCH < kept.length) await new Promise((resolve) => setImmediate(resolve));
+    } else {
+      stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
+    }
     batch.forEach((rel, j) => {
       const mtime = stats[j];
-      if (mtime !== undefined) mtimes.set(rel, mtime);
+      if (mtime !== undefined) stamped.push([mtime, rel]);
     });
   }
-  const files = [...mtimes.keys()].sort((a, b) => mtimes.get(b)! - mtimes.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+  stamped.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const files = stamped.map(([, rel]) => rel);
   return { files, sensitive, timedOut };
 }
 

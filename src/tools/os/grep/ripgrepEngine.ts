@@ -59,6 +59,7 @@ export function ripgrepArgs(search: GrepSearch, options: { ignoreFile: string; i
 
 interface PendingFile {
   rel: string;
+  relBytes: Buffer;
   count: number;
   lines: GrepLine[];
 }
@@ -115,25 +116,30 @@ export class RipgrepOutputParser {
       if (this.messages.length < 20) this.messages.push(text);
       return;
     }
-    const rel = bytes.toString('utf8', 0, nul);
-    if (!this.current || this.current.rel !== rel) {
+    // Most lines belong to the file of the line before: compare bytes before decoding a path.
+    const current = this.current;
+    if (!current || current.relBytes.length !== nul || bytes.compare(current.relBytes, 0, nul, 0, nul) !== 0) {
       this.commit();
-      this.current = { rel, count: 0, lines: [] };
+      this.current = { rel: bytes.toString('utf8', 0, nul), relBytes: Buffer.from(bytes.subarray(0, nul)), count: 0, lines: [] };
     }
-    const rest = bytes.toString('utf8', nul + 1);
+    const file = this.current!;
     if (this.search.mode !== 'content') {
-      this.current.count = Number(rest) || 0;
+      file.count = Number(bytes.toString('latin1', nul + 1)) || 0;
       return;
     }
-    const m = /^(\d+)([:-])/.exec(rest);
-    if (!m) return;
-    let text = rest.slice(m[0].length);
+    // `N:text` for a match, `N-text` for context.
+    let i = nul + 1;
+    let n = 0;
+    while (i < bytes.length && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) n = n * 10 + (bytes[i++]! - 0x30);
+    const sep = bytes[i];
+    if (i === nul + 1 || (sep !== 0x3a && sep !== 0x2d)) return;
+    let text = bytes.toString('utf8', i + 1);
     let cut = false;
-    if (text.endsWith(PREVIEW_MARKER) && Buffer.byteLength(text) - PREVIEW_MARKER.length >= this.search.maxLineChars) {
+    if (text.endsWith(PREVIEW_MARKER) && bytes.length - i - 1 - PREVIEW_MARKER.length >= this.search.maxLineChars) {
       text = text.slice(0, -PREVIEW_MARKER.length);
       cut = true;
     }
-    this.current.lines.push(normalizeLine(Number(m[1]), text, m[2] === ':', this.search.maxLineChars, cut));
+    file.lines.push(normalizeLine(n, text, sep === 0x3a, this.search.maxLineChars, cut));
   }
 }
 

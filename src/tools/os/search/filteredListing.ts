@@ -1,9 +1,14 @@
 import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
-import { type IgnoreLevel, type IgnoreTree, type SearchFs, VCS_DIR_NAMES } from './ignoreTree';
+import { IGNORE_LEVEL_NAMES, type IgnoreLevel, type IgnoreTree, type SearchFs, VCS_DIR_NAMES } from './ignoreTree';
 
 function stripTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+export interface FilteredEntries {
+  readonly entries: Dirent[];
+  readonly level: IgnoreLevel;
 }
 
 /**
@@ -25,28 +30,47 @@ export class FilteredListing {
   }
 
   /** The entries of `dir` (absolute) that a search may visit, and the ignore level of `dir`. */
-  async list(rawDir: string): Promise<{ entries: Dirent[]; level: IgnoreLevel }> {
+  async list(rawDir: string): Promise<FilteredEntries> {
+    return this.filter(rawDir, await this.fs.readdir(stripTrailingSlash(rawDir), { withFileTypes: true }));
+  }
+
+  /** Like list(), given the listing of `dir`. Synchronous unless the folder holds ignore files. */
+  filter(rawDir: string, entries: readonly Dirent[]): FilteredEntries | Promise<FilteredEntries> {
     const dir = stripTrailingSlash(rawDir);
     const root = this.tree.root;
     const parent = nodePath.dirname(dir);
-    if (dir !== root && !this.listed.has(parent) && !(await this.reachable(dir))) {
-      return { entries: [], level: this.tree.rootLevel };
+    const parentLevel = dir === root ? undefined : this.listed.has(parent) ? this.tree.knownLevel(parent) : undefined;
+    if (dir !== root && !parentLevel) {
+      return this.reachable(dir).then(async (ok) => {
+        if (!ok) return { entries: [], level: this.tree.rootLevel };
+        this.listed.add(dir);
+        const level = await this.tree.levelOf(dir);
+        return { entries: this.keep(dir, entries, level), level };
+      });
     }
-    const entries = await this.fs.readdir(dir, { withFileTypes: true });
     this.listed.add(dir);
-    const level =
-      dir === root || !this.tree.enabled
-        ? await this.tree.levelOf(dir)
-        : await this.tree.childLevel(await this.tree.levelOf(parent), dir, new Set(entries.map((e) => e.name)));
+    if (!parentLevel) {
+      const rootLevel = this.tree.knownLevel(root) ?? this.tree.rootLevel;
+      return { entries: this.keep(dir, entries, rootLevel), level: rootLevel };
+    }
+    const levelNames: string[] = [];
+    for (const entry of entries) if (IGNORE_LEVEL_NAMES.has(entry.name)) levelNames.push(entry.name);
+    const level = this.tree.childLevel(parentLevel, dir, levelNames);
+    if (level instanceof Promise) return level.then((l) => ({ entries: this.keep(dir, entries, l), level: l }));
+    return { entries: this.keep(dir, entries, level), level };
+  }
+
+  private keep(dir: string, entries: readonly Dirent[], level: IgnoreLevel): Dirent[] {
     const kept: Dirent[] = [];
+    const base = dir === '/' ? '/' : `${dir}/`;
     for (const entry of entries) {
       if (entry.isSymbolicLink() || VCS_DIR_NAMES.has(entry.name)) continue;
       const isDir = entry.isDirectory();
       if (!isDir && !entry.isFile()) continue;
-      if (this.tree.isIgnored(level, dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`, isDir)) continue;
+      if (this.tree.isIgnored(level, base + entry.name, isDir)) continue;
       kept.push(entry);
     }
-    return { entries: kept, level };
+    return kept;
   }
 
   /** A folder below the root that was not reached by listing: no link, VCS folder or ignored folder on the way. */

@@ -80,9 +80,14 @@ export function parseGitignoreLine(rawLine: string): GitignoreRule | undefined {
 /** The rules of one ignore file (or one glob), matched against paths relative to its directory. */
 export class GitignoreRules {
   private readonly anyBasenameOnly: boolean;
+  /** Every rule ignores by base name (the common `*.log`, `node_modules` kind): one test. */
+  private readonly basenameIgnores: RegExp | undefined;
 
   constructor(readonly rules: readonly GitignoreRule[]) {
     this.anyBasenameOnly = rules.some((r) => r.basenameOnly);
+    if (rules.length > 1 && rules.every((r) => r.basenameOnly && !r.whitelist && !r.dirOnly)) {
+      this.basenameIgnores = new RegExp(rules.map((r) => `(?:${r.regex.source})`).join('|'), rules[0]!.regex.flags);
+    }
   }
 
   static parse(text: string): GitignoreRules {
@@ -107,6 +112,7 @@ export class GitignoreRules {
       const slash = relPath.lastIndexOf('/');
       if (slash >= 0) base = relPath.slice(slash + 1);
     }
+    if (this.basenameIgnores) return this.basenameIgnores.test(base) ? 'ignore' : undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const rule = rules[i]!;
       if (rule.dirOnly && !isDir) continue;

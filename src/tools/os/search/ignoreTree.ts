@@ -20,6 +20,8 @@ import { GitignoreRules, type IgnoreVerdict } from './gitignore';
  */
 export const VCS_DIR_NAMES: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.bzr', '.jj', '.sl']);
 const REPO_MARKERS = ['.git', '.jj'] as const;
+/** The entry names that change a folder's ignore level. */
+export const IGNORE_LEVEL_NAMES: ReadonlySet<string> = new Set(['.rgignore', '.ignore', '.gitignore', ...REPO_MARKERS]);
 
 /** The file operations a search needs, shaped like node:fs/promises. */
 export interface SearchFs {
@@ -27,6 +29,17 @@ export interface SearchFs {
   readFile(path: string, encoding: 'utf8'): Promise<string>;
   stat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; mtimeMs: number }>;
   lstat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }>;
+  /**
+   * The local disk's fast paths, when the search runs on it: a callback readdir (no promise per
+   * folder) and a synchronous modification time (a thread-pool round trip costs more than the
+   * stat itself).
+   */
+  readonly local?: {
+    readdir(path: string, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void): void;
+    mtimeMs(path: string): number | undefined;
+    /** Whether a path exists (symlinks not followed), without an exception. */
+    exists(path: string): boolean;
+  };
 }
 
 /** The ignore rules that a directory adds, linked to those of its parent. */
@@ -50,6 +63,7 @@ function relativeTo(dir: string, path: string): string {
 }
 
 async function readOptional(fs: SearchFs, path: string): Promise<string | undefined> {
+  if (fs.local && !fs.local.exists(path)) return undefined;
   try {
     return await fs.readFile(path, 'utf8');
   } catch {
@@ -58,6 +72,7 @@ async function readOptional(fs: SearchFs, path: string): Promise<string | undefi
 }
 
 async function exists(fs: SearchFs, path: string): Promise<boolean> {
+  if (fs.local) return fs.local.exists(path);
   try {
     await fs.lstat(path);
     return true;
@@ -73,6 +88,7 @@ export interface IgnoreTreeOptions {
 
 export class IgnoreTree {
   private readonly levels = new Map<string, Promise<IgnoreLevel>>();
+  private readonly resolved = new Map<string, IgnoreLevel>();
 
   private constructor(
     readonly root: string,
@@ -100,24 +116,35 @@ export class IgnoreTree {
     if (!options.enabled) return new IgnoreTree(root, fs, false, insideRepository, empty);
     const probe = new IgnoreTree(root, fs, true, insideRepository, empty);
     let level: IgnoreLevel | undefined;
-    for (const dir of ancestors) {
-      level = await probe.loadLevel(level, dir, undefined);
-      probe.levels.set(dir, Promise.resolve(level));
-    }
+    for (const dir of ancestors) level = await probe.loadLevel(level, dir, undefined);
     const tree = new IgnoreTree(root, fs, true, insideRepository, level!);
-    for (const [dir, known] of probe.levels) tree.levels.set(dir, known);
+    tree.remember(root, level!);
     return tree;
   }
 
+  private remember(dir: string, level: IgnoreLevel): IgnoreLevel {
+    this.resolved.set(dir, level);
+    this.levels.set(dir, Promise.resolve(level));
+    return level;
+  }
+
+  /** The level of a directory already reached (the root, or one listed through childLevel). */
+  knownLevel(dir: string): IgnoreLevel | undefined {
+    return this.enabled ? this.resolved.get(dir) : this.rootLevel;
+  }
+
   /**
-   * The level of a directory below the root, built from its entry names (no extra I/O unless it
-   * holds ignore files). `parent` is the level of its parent directory.
+   * The level of a directory below the root from the entry names it holds that matter
+   * (IGNORE_LEVEL_NAMES): without any, it is the parent's level, at once and without I/O.
    */
-  childLevel(parent: IgnoreLevel, dir: string, names: ReadonlySet<string>): Promise<IgnoreLevel> {
-    if (!this.enabled) return Promise.resolve(this.rootLevel);
+  childLevel(parent: IgnoreLevel, dir: string, levelNames: readonly string[]): IgnoreLevel | Promise<IgnoreLevel> {
+    if (!this.enabled) return this.rootLevel;
+    const known = this.resolved.get(dir);
+    if (known) return known;
+    if (levelNames.length === 0) return this.remember(dir, parent);
     let level = this.levels.get(dir);
     if (!level) {
-      level = this.loadLevel(parent, dir, names);
+      level = this.loadLevel(parent, dir, new Set(levelNames)).then((l) => this.remember(dir, l));
       this.levels.set(dir, level);
     }
     return level;
@@ -129,7 +156,7 @@ export class IgnoreTree {
     let level = this.levels.get(dir);
     if (!level) {
       if (!dir.startsWith(this.root) || nodePath.dirname(dir) === dir) return Promise.resolve(this.rootLevel);
-      level = this.levelOf(nodePath.dirname(dir)).then((parent) => this.loadLevel(parent, dir, undefined));
+      level = this.levelOf(nodePath.dirname(dir)).then(async (parent) => this.remember(dir, await this.loadLevel(parent, dir, undefined)));
       this.levels.set(dir, level);
     }
     return level;

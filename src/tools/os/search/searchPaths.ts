@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
@@ -10,18 +11,34 @@ export function displayPath(path: string, cwd: string): string {
   return nodePath.relative(cwd, path) || '.';
 }
 
-/** The search file operations of a runtime's fs. */
-export function runtimeSearchFs(fs: RuntimeFs): SearchFs {
+/**
+ * The local disk. Small reads (ignore files, existence probes, stats) are synchronous: each
+ * takes microseconds, less than a thread-pool round trip; folder listings go through the
+ * thread pool, several at a time.
+ */
+export const localSearchFs: SearchFs = {
+  readdir: (path, options) => fsp.readdir(path, options),
+  readFile: async (path, encoding) => fs.readFileSync(path, encoding),
+  stat: async (path) => fs.statSync(path),
+  lstat: async (path) => fs.lstatSync(path),
+  local: {
+    readdir: (path, callback) => fs.readdir(path, { withFileTypes: true }, callback),
+    mtimeMs: (path) => fs.statSync(path, { throwIfNoEntry: false })?.mtimeMs,
+    exists: (path) => fs.lstatSync(path, { throwIfNoEntry: false }) !== undefined,
+  },
+};
+
+/** The search file operations of a runtime's fs (the local fast paths when it is the local disk). */
+export function runtimeSearchFs(runtimeFs: RuntimeFs): SearchFs {
+  // A namespace import may be a copy of the module object; its functions are the module's own.
+  if (runtimeFs.readdir === fsp.readdir && runtimeFs.stat === fsp.stat && runtimeFs.readFile === fsp.readFile) return localSearchFs;
   return {
-    readdir: (path, options) => fs.readdir(path, options),
-    readFile: (path, encoding) => fs.readFile(path, encoding),
-    stat: (path) => fs.stat(path),
-    lstat: (path) => fs.lstat(path),
+    readdir: (path, options) => runtimeFs.readdir(path, options),
+    readFile: (path, encoding) => runtimeFs.readFile(path, encoding),
+    stat: (path) => runtimeFs.stat(path),
+    lstat: (path) => runtimeFs.lstat(path),
   };
 }
-
-/** The local file system (Grep's engines search the local disk). */
-export const localSearchFs: SearchFs = runtimeSearchFs(fsp);
 
 /** A folder named in a sentence: "the working directory" rather than ".". */
 export function describeFolder(path: string, cwd: string): string {
