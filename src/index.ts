@@ -78,6 +78,8 @@ export { IAgentToolPolicyService } from './toolPolicy/toolPolicy';
 export { IConfigService, IInitialConfig } from './services/config/config';
 export { ConfigError, parseConfig, loadConfigFile, loadConfigFor, CONFIG_FILE_NAME, type ConfigIssue } from './services/config/configLoader';
 export { ToolhostConfigSchema, type ToolhostConfig, type ToolhostConfigInput, type ReadConfig, type ToolPolicyConfig } from './services/config/configSchema';
+export { GREP_ENGINES, type GlobConfig, type GrepConfig, type GrepEngineSetting } from './services/config/configSchema';
+export { IGrepEngineService, IRipgrepLocatorService, type GrepEngineChoice } from './services/grep/grepEngine';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
 export { IAgentWorkspaceService, IAgentOptions, type AgentOptions } from './services/workspace/workspace';
@@ -107,6 +109,11 @@ export {
 export { builtinFeatures, createOsToolsFeature } from './tools/builtinFeatures';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
+export { GlobTool, IGlobTool, globTool } from './tools/os/glob/globTool';
+export { GlobInputSchema, type GlobInput } from './tools/os/glob/glob';
+export { GrepTool, IGrepTool, grepTool } from './tools/os/grep/grepTool';
+export { GrepInputSchema, type GrepInput } from './tools/os/grep/grep';
+export { type GrepEngine, type GrepEngineName, GrepEngineError } from './tools/os/grep/grepEngine';
 
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
