@@ -383,6 +383,16 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(lines.length).toBeLessThan(1000);
     });
 
+    test('concurrent calls get their own results', async () => {
+      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
+      const [alpha, beta] = await Promise.all([
+        grep({ pattern: 'alpha', output_mode: 'count_matches' }),
+        grep({ pattern: 'beta \\d$', output_mode: 'count_matches', glob: 'f0*' }),
+      ]);
+      expect(alpha.split('\n')[0]).toBe('Found 60 occurrences in 60 files.');
+      expect(beta.split('\n')).toEqual(['Found 10 occurrences in 10 files.', ...Array.from({ length: 10 }, (_, i) => `f0${i}.txt:1`)]);
+    });
+
     test('an aborted call reports it', async () => {
       writeFiles(dir.path, { 'a.txt': 'needle\n' });
       const controller = new AbortController();

@@ -20,7 +20,7 @@ import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { type FilteredEntries, FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
-import { describeFolder, displayPath, runtimeSearchFs } from '../search/searchPaths';
+import { describeFolder, displayPath, formatSeconds, runtimeSearchFs } from '../search/searchPaths';
 import { type GlobInput, GlobInputSchema } from './glob';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
@@ -222,10 +222,6 @@ export function renderGlob(listing: GlobListing, context: GlobRenderContext): To
   return truncated ? { output: lines.join('\n'), truncated: true } : { output: lines.join('\n') };
 }
 
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return Number.isInteger(s) ? String(s) : s.toFixed(s < 1 ? 3 : 1).replace(/\.?0+$/, '');
-}
 
 export const IGlobTool = createServiceId<GlobTool>('tool.Glob');
 export const globTool = registerAgentToolService(IGlobTool, GlobTool, {

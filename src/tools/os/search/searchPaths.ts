@@ -45,3 +45,9 @@ export function describeFolder(path: string, cwd: string): string {
   const shown = displayPath(path, cwd);
   return shown === '.' ? 'the working directory' : shown;
 }
+
+/** `20`, `0.5`, `0.001`: seconds for messages. */
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? String(s) : s.toFixed(s < 1 ? 3 : 1).replace(/\.?0+$/, '');
+}
