@@ -406,6 +406,39 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
 describe('Grep on a file larger than the builtin engine reads at once', () => {
   const dir = useTempDir();
 
+  test('matches and context at the borders of the 1 MiB windows agree with ripgrep', async () => {
+    // 32-byte lines: each 1 MiB window holds exactly 32,768 lines, so the borders are known.
+    const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);
+    const lines: string[] = [];
+    for (let i = 1; i <= 300_000; i++) lines.push((needles.has(i) ? `needle ${i}` : `filler ${i}`).padEnd(31, '.'));
+    writeFiles(dir.path, { 'big.txt': lines.join('\n') + '\n' });
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+      const agent = app.createAgent({ cwd: dir.path });
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^needle', output_mode: 'content', '-B': 2, '-A': 3, head_limit: 0 })));
+      await app.dispose();
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    const rows = outputs[0]!.split('\n');
+    expect(rows.filter((r) => /^big\.txt:\d+:/.test(r)).map((r) => Number(r.split(':')[1]))).toEqual([...needles]);
+    const pad = (t: string) => t.padEnd(31, '.');
+    expect(rows.slice(0, 5)).toEqual([`big.txt:1:${pad('needle 1')}`, `big.txt-2-${pad('filler 2')}`, `big.txt-3-${pad('filler 3')}`, `big.txt-4-${pad('filler 4')}`, '--']);
+    expect(rows.slice(-3)).toEqual([`big.txt-299998-${pad('filler 299998')}`, `big.txt:299999:${pad('needle 299999')}`, `big.txt:300000:${pad('needle 300000')}`]);
+    // Around the first border: 32,767 and 32,768 end the first window, 32,769 starts the second.
+    const border = rows.indexOf(`big.txt:32767:${pad('needle 32767')}`);
+    expect(rows.slice(border - 2, border + 6)).toEqual([
+      `big.txt-32765-${pad('filler 32765')}`,
+      `big.txt-32766-${pad('filler 32766')}`,
+      `big.txt:32767:${pad('needle 32767')}`,
+      `big.txt:32768:${pad('needle 32768')}`,
+      `big.txt:32769:${pad('needle 32769')}`,
+      `big.txt-32770-${pad('filler 32770')}`,
+      `big.txt-32771-${pad('filler 32771')}`,
+      `big.txt-32772-${pad('filler 32772')}`,
+    ]);
+  });
+
   test('both engines agree on matches, context and line numbers across 1 MiB windows', async () => {
     // ~9.5 MB: above the 8 MiB whole-file limit, so the builtin engine reads it in windows.
     const lines: string[] = [];
