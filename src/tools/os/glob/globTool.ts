@@ -1,5 +1,7 @@
+import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
+import picomatch from 'picomatch';
 import { glob as tinyglob } from 'tinyglobby';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
@@ -115,11 +117,34 @@ export async function listGlob(fs: SearchFs, root: string, pattern: string, opti
   const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
   const listing = new FilteredListing(fs, tree);
   const local = fs.local;
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  // On the local disk, files that will match are checked for secrets and stamped with their
+  // modification time while the walk goes on: the thread pool lists further folders meanwhile.
+  // tinyglobby's result stays the authority; anything not seen here is handled afterwards.
+  const early = new Map<string, number | 'secret' | 'gone'>();
+  const willMatch = local ? picomatch(pattern, { dot: true, posix: true }) : undefined;
+  const stampFiles = (dir: string, entries: readonly Dirent[]): void => {
+    const base = dir.endsWith('/') ? dir : `${dir}/`;
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const path = base + entry.name;
+      const rel = path.slice(prefix.length);
+      if (!willMatch!(rel)) continue;
+      early.set(rel, isSensitivePath(path) ? 'secret' : (local!.mtimeMs(path) ?? 'gone'));
+    }
+  };
   const readdir = (path: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: unknown[]) => void): void => {
     const done = (listed: FilteredEntries | Promise<FilteredEntries>) => {
-      if (!(listed instanceof Promise)) return callback(null, listed.entries);
+      if (!(listed instanceof Promise)) {
+        callback(null, listed.entries);
+        if (local) stampFiles(path, listed.entries);
+        return;
+      }
       listed.then(
-        ({ entries }) => callback(null, entries),
+        ({ entries }) => {
+          callback(null, entries);
+          if (local) stampFiles(path, entries);
+        },
         (error: NodeJS.ErrnoException) => callback(error, []),
       );
     };
@@ -153,20 +178,24 @@ export async function listGlob(fs: SearchFs, root: string, pattern: string, opti
   });
   const timedOut = options.signal.aborted;
   let sensitive = 0;
-  const kept: string[] = [];
-  for (const rel of found) {
-    if (isSensitivePath(nodePath.join(root, rel))) sensitive++;
-    else kept.push(rel);
-  }
   const stamped: Array<[number, string]> = [];
-  const prefix = root.endsWith('/') ? root : `${root}/`;
-  for (let i = 0; i < kept.length; i += STAT_BATCH) {
-    const batch = kept.slice(i, i + STAT_BATCH);
+  const late: string[] = [];
+  for (const rel of found) {
+    const known = early.get(rel);
+    if (known === 'secret') sensitive++;
+    else if (typeof known === 'number') stamped.push([known, rel]);
+    else if (known === undefined) {
+      if (isSensitivePath(prefix + rel)) sensitive++;
+      else late.push(rel);
+    }
+  }
+  for (let i = 0; i < late.length; i += STAT_BATCH) {
+    const batch = late.slice(i, i + STAT_BATCH);
     let stats: Array<number | undefined>;
     if (local) {
       stats = batch.map((rel) => local.mtimeMs(prefix + rel));
       // Let other work run between slices of synchronous stats.
-      if (i + STAT_BATCH < kept.length) await new Promise((resolve) => setImmediate(resolve));
+      if (i + STAT_BATCH < late.length) await new Promise((resolve) => setImmediate(resolve));
     } else {
       stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
     }

@@ -106,17 +106,20 @@ export class IgnoreTree {
       ancestors.unshift(dir);
       if (nodePath.dirname(dir) === dir) break;
     }
-    let insideRepository = false;
+    // One probe per name and folder: which of the names that matter exist in each ancestor.
+    const present: Array<Set<string>> = [];
+    const probes = options.enabled ? [...IGNORE_LEVEL_NAMES] : REPO_MARKERS;
     for (const dir of ancestors) {
-      for (const marker of REPO_MARKERS) {
-        if (await exists(fs, nodePath.join(dir, marker))) insideRepository = true;
-      }
+      const names = new Set<string>();
+      for (const name of probes) if (await exists(fs, nodePath.join(dir, name))) names.add(name);
+      present.push(names);
     }
+    const insideRepository = present.some((names) => REPO_MARKERS.some((marker) => names.has(marker)));
     const empty: IgnoreLevel = { dir: root, parent: undefined, hasGit: false };
     if (!options.enabled) return new IgnoreTree(root, fs, false, insideRepository, empty);
     const probe = new IgnoreTree(root, fs, true, insideRepository, empty);
     let level: IgnoreLevel | undefined;
-    for (const dir of ancestors) level = await probe.loadLevel(level, dir, undefined);
+    for (let i = 0; i < ancestors.length; i++) level = await probe.loadLevel(level, ancestors[i]!, present[i]!);
     const tree = new IgnoreTree(root, fs, true, insideRepository, level!);
     tree.remember(root, level!);
     return tree;
