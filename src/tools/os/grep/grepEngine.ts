@@ -21,6 +21,8 @@ export interface GrepFileResult {
   readonly count: number;
   /** Content mode: the matching lines and their context, by line number. */
   readonly lines?: readonly GrepLine[];
+  /** Roughly the bytes this result keeps in memory, when known without looking at `lines`. */
+  readonly weight?: number;
 }
 
 /** One search, as both engines take it. */
@@ -100,7 +102,8 @@ export class GrepCollector {
   add(file: GrepFileResult): void {
     if (this.fullFired) return;
     let size = file.path.length + 16;
-    if (file.lines) for (const line of file.lines) size += line.text.length + 16;
+    if (file.weight !== undefined) size += file.weight;
+    else if (file.lines) for (const line of file.lines) size += line.text.length + 16;
     this.bytes += size;
     this.files.push(file);
     if (this.bytes > this.maxBytes) {

@@ -103,11 +103,16 @@ export function renderGrep(p: GrepPresentation): ToolResult {
     const line = pageLine(p.files.length, ['file', 'files']);
     if (line) out.push(line);
   } else {
-    const total = p.files.reduce((sum, f) => sum + (f.lines ?? []).filter((l) => l.match).length, 0);
+    // `count` is the number of matching lines; only the files on the page are looked into.
+    const total = p.files.reduce((sum, f) => sum + f.count, 0);
     const last = end(total);
     let index = 0;
     const groups: string[][] = [];
     for (const file of p.files) {
+      if (index + file.count <= p.offset || index >= last) {
+        index += file.count;
+        continue;
+      }
       const selected = new Set<number>();
       for (const line of file.lines ?? []) {
         if (!line.match) continue;

@@ -266,7 +266,8 @@ export function grepWorkerMain(): void {
     const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
     if (found.count === 0) return undefined;
     if (j.spec.mode !== 'content') return { path, count: found.count };
-    return { path, count: found.count, lines: contentLines(j, text, found, 0) };
+    // In content mode the count is of matching lines (a multiline match can span several).
+    return { path, count: found.lines.length, lines: contentLines(j, text, found, 0) };
   };
 
   const countNewlines = (buf: Buffer): number => {
@@ -375,7 +376,7 @@ export function grepWorkerMain(): void {
     if (!matched) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
-    return { path, count, lines: ordered };
+    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: ordered };
   };
 
   const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {

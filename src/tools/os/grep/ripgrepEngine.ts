@@ -62,18 +62,76 @@ interface PendingFile {
   rel: string;
   count: number;
   matches: number;
-  lines: GrepLine[];
+  /** Content mode: the file's record lines as rg printed them, in pieces. */
+  parts: string[];
+}
+
+/**
+ * A content result of rg, kept as the text rg printed: its lines are parsed only when they are
+ * shown (most results of a big search never are: they fall outside the page).
+ */
+class RipgrepContentFile implements GrepFileResult {
+  private parsed: GrepLine[] | undefined;
+
+  constructor(
+    readonly path: string,
+    readonly count: number,
+    private readonly block: string,
+    private readonly prefixLength: number,
+    private readonly maxLineChars: number,
+  ) {}
+
+  get weight(): number {
+    return this.block.length;
+  }
+
+  get lines(): readonly GrepLine[] {
+    if (!this.parsed) {
+      const lines: GrepLine[] = [];
+      const block = this.block;
+      let start = 0;
+      while (start < block.length) {
+        let end = block.indexOf('\n', start);
+        if (end === -1) end = block.length;
+        const line = parseRecordText(block, start + this.prefixLength, end, this.maxLineChars);
+        if (line) lines.push(line);
+        start = end + 1;
+      }
+      this.parsed = lines;
+    }
+    return this.parsed;
+  }
+}
+
+/** `N:text` (a match) or `N-text` (context) in data[start, end). */
+function parseRecordText(data: string, start: number, end: number, maxLineChars: number): GrepLine | undefined {
+  let i = start;
+  let n = 0;
+  for (let c = data.charCodeAt(i); c >= 0x30 && c <= 0x39 && i < end; c = data.charCodeAt(++i)) n = n * 10 + (c - 0x30);
+  const sep = data.charCodeAt(i);
+  if (i === start || (sep !== 0x3a && sep !== 0x2d)) return undefined;
+  let text = data.slice(i + 1, end);
+  let cut = false;
+  if (text.length - PREVIEW_MARKER.length >= maxLineChars && text.endsWith(PREVIEW_MARKER)) {
+    text = text.slice(0, -PREVIEW_MARKER.length);
+    cut = true;
+  }
+  return normalizeLine(n, text, sep === 0x3a, maxLineChars, cut);
 }
 
 /**
  * Parses rg's `--null` output as it streams; a file's records are complete when the next file
- * starts. Chunks are decoded once (a StringDecoder keeps characters split between chunks whole)
- * and lines are cut out of that text, which allocates far less than decoding line by line.
+ * starts. Chunks are decoded once (a StringDecoder keeps characters split between chunks whole);
+ * per line only the path is compared and, in content mode, the match/context mark counted: the
+ * records themselves are kept as slices of the decoded text and parsed when shown.
  */
 export class RipgrepOutputParser {
   private readonly decoder = new StringDecoder('utf8');
   private rest = '';
   private current: PendingFile | undefined;
+  /** The open run of the current file's records in the chunk being read. */
+  private runStart = -1;
+  private runEnd = -1;
   readonly messages: string[] = [];
 
   constructor(
@@ -83,39 +141,52 @@ export class RipgrepOutputParser {
   ) {}
 
   push(chunk: Buffer): void {
-    const data = this.rest + this.decoder.write(chunk);
-    let start = 0;
-    for (let nl = data.indexOf('\n'); nl !== -1; nl = data.indexOf('\n', start)) {
-      this.line(data, start, nl);
-      start = nl + 1;
-    }
-    this.rest = data.slice(start);
+    this.scan(this.rest + this.decoder.write(chunk), false);
   }
 
   /** `complete`: rg ran to the end, so the last file's records are whole. */
   end(complete: boolean): void {
     if (complete) {
       const tail = this.rest + this.decoder.end();
-      if (tail.length > 0) this.line(tail, 0, tail.length);
+      if (tail.length > 0) this.scan(tail + '\n', true);
       this.commit();
     }
     this.rest = '';
     this.current = undefined;
   }
 
+  private scan(data: string, last: boolean): void {
+    let start = 0;
+    for (let nl = data.indexOf('\n'); nl !== -1; nl = data.indexOf('\n', start)) {
+      this.line(data, start, nl);
+      start = nl + 1;
+    }
+    this.closeRun(data);
+    this.rest = last ? '' : data.slice(start);
+  }
+
+  private closeRun(data: string): void {
+    if (this.runStart >= 0 && this.current) this.current.parts.push(data.slice(this.runStart, this.runEnd));
+    this.runStart = -1;
+  }
+
   private commit(): void {
     const file = this.current;
     this.current = undefined;
     if (!file) return;
-    const path = nodePath.join(this.cwd, file.rel);
-    if (this.search.mode === 'content') this.onFile({ path, count: file.matches, lines: file.lines });
-    else if (file.count > 0) this.onFile({ path, count: this.search.mode === 'files_with_matches' ? 1 : file.count });
+    const path = this.cwd.endsWith('/') ? this.cwd + file.rel.replace(/^\.\//, '') : `${this.cwd}/${file.rel.replace(/^\.\//, '')}`;
+    if (this.search.mode === 'content') {
+      this.onFile(new RipgrepContentFile(path, file.matches, file.parts.join(''), file.rel.length + 1, this.search.maxLineChars));
+    } else if (file.count > 0) {
+      this.onFile({ path, count: this.search.mode === 'files_with_matches' ? 1 : file.count });
+    }
   }
 
   /** The line data[start, end). */
   private line(data: string, start: number, end: number): void {
     const nul = data.indexOf('\0', start);
     if (nul === -1 || nul >= end) {
+      this.closeRun(data);
       const text = data.slice(start, end);
       if (text === '--' || text === '') return;
       const binary = BINARY_MESSAGE.exec(text);
@@ -129,29 +200,21 @@ export class RipgrepOutputParser {
     // Most lines belong to the file of the line before: compare in place before cutting a path.
     const current = this.current;
     if (!current || current.rel.length !== nul - start || !data.startsWith(current.rel, start)) {
+      this.closeRun(data);
       this.commit();
-      this.current = { rel: data.slice(start, nul), count: 0, matches: 0, lines: [] };
+      this.current = { rel: data.slice(start, nul), count: 0, matches: 0, parts: [] };
     }
     const file = this.current!;
     if (this.search.mode !== 'content') {
       file.count = Number(data.slice(nul + 1, end)) || 0;
       return;
     }
-    // `N:text` for a match, `N-text` for context.
+    // Count the match (`N:`) or context (`N-`) line, and keep the record in the open run.
     let i = nul + 1;
-    let n = 0;
-    for (let c = data.charCodeAt(i); c >= 0x30 && c <= 0x39 && i < end; c = data.charCodeAt(++i)) n = n * 10 + (c - 0x30);
-    const sep = data.charCodeAt(i);
-    if (i === nul + 1 || (sep !== 0x3a && sep !== 0x2d)) return;
-    let text = data.slice(i + 1, end);
-    let cut = false;
-    if (text.length - PREVIEW_MARKER.length >= this.search.maxLineChars && text.endsWith(PREVIEW_MARKER)) {
-      text = text.slice(0, -PREVIEW_MARKER.length);
-      cut = true;
-    }
-    const match = sep === 0x3a;
-    if (match) file.matches++;
-    file.lines.push(normalizeLine(n, text, match, this.search.maxLineChars, cut));
+    for (let c = data.charCodeAt(i); c >= 0x30 && c <= 0x39 && i < end; c = data.charCodeAt(++i));
+    if (data.charCodeAt(i) === 0x3a) file.matches++;
+    if (this.runStart < 0) this.runStart = start;
+    this.runEnd = end + 1;
   }
 }
 
