@@ -406,6 +406,32 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
 describe('Grep on a file larger than the builtin engine reads at once', () => {
   const dir = useTempDir();
 
+  test('a large content result (many pipe chunks) is identical with both engines', async () => {
+    const files: Record<string, string> = {};
+    for (let f = 0; f < 200; f++) {
+      files[`d${f % 7}/file${String(f).padStart(3, '0')}.txt`] = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? `hit ${f}:${i} ` : `ctx ${i} `).padEnd(100, 'é')).join('\n') + '\n';
+    }
+    writeFiles(dir.path, files);
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+      const agent = app.createAgent({ cwd: dir.path });
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', '-A': 1, head_limit: 0 })));
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', offset: 6000, head_limit: 3 })));
+      await app.dispose();
+    }
+    expect(outputs[2]).toBe(outputs[0]);
+    expect(outputs[3]).toBe(outputs[1]);
+    expect(outputs[0]!.split('\n').filter((l) => /^d\d\/file\d{3}\.txt:\d+:hit/.test(l))).toHaveLength(200 * 34);
+    expect(outputs[1]!.split('\n')).toEqual([
+      // Files in path order: d0 … d5 hold 172 files (5,848 matches), then d6/file006, 013, 020, 027 (136 more).
+      `d6/file034.txt:49:${'hit 34:48 '.padEnd(100, 'é')}`,
+      `d6/file034.txt:52:${'hit 34:51 '.padEnd(100, 'é')}`,
+      `d6/file034.txt:55:${'hit 34:54 '.padEnd(100, 'é')}`,
+      'Showing matching lines 6,001-6,003 of 6,800 in 200 files. Use offset=6003 to see more.',
+    ]);
+  });
+
   test('matches and context at the borders of the 1 MiB windows agree with ripgrep', async () => {
     // 32-byte lines: each 1 MiB window holds exactly 32,768 lines, so the borders are known.
     const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);
