@@ -5,6 +5,7 @@ import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { readBench } from './read.bench';
+import { globBench, grepBench } from './search.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -14,6 +15,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   read: readBench,
   files: filesBench,
   'mcp-serve': mcpServeBench,
+  grep: grepBench,
+  glob: globBench,
 };
 
 async function main(): Promise<void> {
