@@ -8,5 +8,7 @@ module.exports = {
   // inversify 8 is ESM-only; Jest 30's CommonJS runtime can require(esm) only on Node >= 24.9.
   transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs)/)'],
   testTimeout: 30000,
+  // The builtin Grep engine runs this function's source in worker threads: instrumentation would break it.
+  coveragePathIgnorePatterns: ['/node_modules/', '/src/tools/os/grep/grepWorker.ts'],
   globalSetup: '<rootDir>/tests/globalSetup.cjs',
 };

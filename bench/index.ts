@@ -6,6 +6,7 @@ import { filesBench } from './files.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
+import { globBench, grepBench } from './search.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -15,6 +16,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   read: readBench,
   files: filesBench,
   'mcp-serve': mcpServeBench,
+  grep: grepBench,
+  glob: globBench,
   mcp: mcpBench,
 };
 

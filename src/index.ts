@@ -88,6 +88,8 @@ export {
   type TasksConfig,
   type ToolPolicyConfig,
 } from './services/config/configSchema';
+export { GREP_ENGINES, type GlobConfig, type GrepConfig, type GrepEngineSetting } from './services/config/configSchema';
+export { IGrepEngineService, IRipgrepLocatorService, type GrepEngineChoice } from './services/grep/grepEngine';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
 export { IAgentWorkspaceService, IAgentOptions, type AgentOptions } from './services/workspace/workspace';
@@ -222,6 +224,11 @@ export {
 export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
 export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
 export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';
+export { GlobTool, IGlobTool, globTool } from './tools/os/glob/globTool';
+export { GlobInputSchema, type GlobInput } from './tools/os/glob/glob';
+export { GrepTool, IGrepTool, grepTool } from './tools/os/grep/grepTool';
+export { GrepInputSchema, type GrepInput } from './tools/os/grep/grep';
+export { type GrepEngine, type GrepEngineName, GrepEngineError } from './tools/os/grep/grepEngine';
 export { TaskListTool, ITaskListTool, taskListTool } from './tools/task/taskList/taskListTool';
 export { TaskOutputTool, ITaskOutputTool, taskOutputTool } from './tools/task/taskOutput/taskOutputTool';
 export { TaskStopTool, ITaskStopTool, taskStopTool } from './tools/task/taskStop/taskStopTool';

@@ -6,6 +6,11 @@ import { AgentTaskService } from '../services/task/agentTaskService';
 import { IAgentTaskService } from '../services/task/task';
 import { editTool } from './edit/editTool';
 import { bashTool } from './os/bash/bashTool';
+import { IGrepEngineService, IRipgrepLocatorService } from '../services/grep/grepEngine';
+import { GrepEngineService } from '../services/grep/grepEngineService';
+import { RipgrepLocatorService } from '../services/grep/ripgrepLocatorService';
+import { globTool } from './os/glob/globTool';
+import { grepTool } from './os/grep/grepTool';
 import { readTool } from './os/read/readTool';
 import { writeTool } from './os/write/writeTool';
 import { selectToolsTool } from './selectTools/selectToolsTool';
@@ -18,11 +23,20 @@ import { waitForTool } from './task/waitFor/waitForTool';
 export function createOsToolsFeature(): Feature {
   return (
     new Feature('os')
+      .bindApp(
+        ({ bind }) => {
+          bind(IRipgrepLocatorService).to(RipgrepLocatorService).inSingletonScope();
+          bind(IGrepEngineService).to(GrepEngineService).inSingletonScope();
+        },
+        [IRipgrepLocatorService, IGrepEngineService],
+      )
       // The stale-write guard: Read records what the agent saw, Write and Edit check it.
       .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())
       .contributeTool(readTool)
       .contributeTool(writeTool)
       .contributeTool(editTool)
+      .contributeTool(globTool)
+      .contributeTool(grepTool)
       .contributeTool(bashTool)
   );
 }

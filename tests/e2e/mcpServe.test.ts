@@ -15,7 +15,7 @@ import { CLI, runCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/testTools';
 
-const ALL_TOOLS = ['Bash', 'Edit', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
+const ALL_TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
 let root: string;
 let ws: string;
 beforeEach(() => {
@@ -93,7 +93,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
       content: [{ type: 'text', text: '1\talpha\n2\tbeta\n<system>Lines 1-2 of 2. End of file reached.</system>' }],
       _meta: { 'toolhost/outcome': 'executed' },
     });
-    expect(c.stderr()).toContain(`toolhost: serving 8 tools from ${ws} to e2e-client 1.0.0; it cannot ask the client for approvals (no elicitation)\n`);
+    expect(c.stderr()).toContain(`toolhost: serving ${ALL_TOOLS.length} tools from ${ws} to e2e-client 1.0.0; it cannot ask the client for approvals (no elicitation)\n`);
     expect(c.errors).toEqual([]);
   });
 
@@ -205,7 +205,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     // The new approval rule is in effect too.
     expect(textOf(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
     expect(c.stderr()).toContain(`toolhost: reloaded ${nodePath.join(ws, 'toolhost.json')}\n`);
-    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, Edit, TaskList, TaskOutput, TaskStop, WaitFor, Write); telling the client\n');
+    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, Edit, Glob, Grep, TaskList, TaskOutput, TaskStop, WaitFor, Write); telling the client\n');
   });
 
   test('an invalid edit of toolhost.json is reported on stderr and changes nothing', async () => {

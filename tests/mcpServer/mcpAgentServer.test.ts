@@ -37,7 +37,7 @@ describe('tools/list', () => {
   test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
     h = await openMcpHarness({ cwd: tmp.path, builtins: true, tools: [echoTool] });
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
     expect(tools.find((t) => t.name === 'Echo')).toEqual({
       name: 'Echo',
       description: 'Test tool Echo.',

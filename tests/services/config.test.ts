@@ -39,6 +39,8 @@ describe('configuration', () => {
         stopLeftoverProcesses: true,
       },
       tasks: { maxRunning: 8, outputChars: 30_000, waitDefaultTimeoutS: 60, waitMaxTimeoutS: 600 },
+      glob: { defaultLimit: 100, timeoutMs: 20_000 },
+      grep: { engine: 'auto', timeoutMs: 20_000, maxOutputBytes: 10 * 1024 * 1024, headLimit: 250, maxLineChars: 500, workers: 2 },
       mcpServers: {},
     });
   });
@@ -60,7 +62,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, bash, tasks, mcpServers)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, bash, tasks, glob, grep, mcpServers)',
     );
   });
 

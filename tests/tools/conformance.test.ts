@@ -35,6 +35,12 @@ const SAMPLE_INPUTS: Record<string, readonly unknown[]> = {
   TaskOutput: [{ task_id: SAMPLE_TASK }, { task_id: SAMPLE_TASK, offset: 0 }, { task_id: SAMPLE_TASK, tail_lines: 10 }],
   TaskStop: [{ task_id: SAMPLE_TASK }, { task_id: SAMPLE_TASK, reason: 'no longer needed' }],
   WaitFor: [{}, { task_ids: [SAMPLE_TASK], mode: 'any', timeout: 5 }],
+  Glob: [{ pattern: '**/*.ts' }, { pattern: 'src/*.ts', path: 'src', include_ignored: true, offset: 10, limit: 5 }],
+  Grep: [
+    { pattern: 'export' },
+    { pattern: 'class\\s+\\w+', path: 'src', glob: 'src/**/*.ts', type: 'ts', output_mode: 'content', '-i': true, '-n': false, '-C': 2, head_limit: 10, offset: 5 },
+    { pattern: 'a\\nb', multiline: true, include_ignored: true, output_mode: 'count_matches', '-A': 1, '-B': 1 },
+  ],
 };
 
 const dir = useTempDir();

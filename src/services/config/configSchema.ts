@@ -157,6 +157,45 @@ export const TasksConfigSchema = z.strictObject({
   waitMaxTimeoutS: z.number().int().min(1).max(86_400).default(600).describe('The largest WaitFor timeout, in seconds.'),
 });
 
+export const DEFAULT_GLOB_LIMIT = 100;
+export const MAX_GLOB_LIMIT = 1_000;
+export const DEFAULT_SEARCH_TIMEOUT_MS = 20_000;
+
+export const GlobConfigSchema = z.strictObject({
+  defaultLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_GLOB_LIMIT)
+    .default(DEFAULT_GLOB_LIMIT)
+    .describe('Paths returned when the call gives no limit.'),
+  timeoutMs: z.number().int().min(1).default(DEFAULT_SEARCH_TIMEOUT_MS).describe('A Glob call stops after this long and returns what it found.'),
+});
+
+export const GREP_ENGINES = ['auto', 'ripgrep', 'builtin'] as const;
+export type GrepEngineSetting = (typeof GREP_ENGINES)[number];
+export const DEFAULT_GREP_HEAD_LIMIT = 250;
+export const DEFAULT_GREP_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_GREP_MAX_LINE_CHARS = 500;
+
+export const GrepConfigSchema = z.strictObject({
+  engine: z
+    .enum(GREP_ENGINES)
+    .default('auto')
+    .describe('auto: ripgrep when an rg binary is found and the runtime can start processes, else the builtin engine.'),
+  rgPath: z.string().min(1).optional().describe('An rg binary to use before @vscode/ripgrep and rg on PATH.'),
+  timeoutMs: z.number().int().min(1).default(DEFAULT_SEARCH_TIMEOUT_MS).describe('A Grep call stops after this long and returns partial results.'),
+  maxOutputBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_GREP_MAX_OUTPUT_BYTES)
+    .describe('Matches kept in memory per call; past it the search stops with a partial-result notice.'),
+  headLimit: z.number().int().min(1).default(DEFAULT_GREP_HEAD_LIMIT).describe('Results per page when the call gives no head_limit.'),
+  maxLineChars: z.number().int().min(20).default(DEFAULT_GREP_MAX_LINE_CHARS).describe('Longer lines are cut, with a visible marker.'),
+  workers: z.number().int().min(1).max(16).default(2).describe('Worker threads of the builtin engine.'),
+});
+
 export const ToolhostConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   tools: ToolsConfigSchema.prefault({}),
@@ -170,6 +209,8 @@ export const ToolhostConfigSchema = z.strictObject({
   staleGuard: StaleGuardConfigSchema.prefault({}),
   bash: BashConfigSchema.prefault({}),
   tasks: TasksConfigSchema.prefault({}),
+  glob: GlobConfigSchema.prefault({}),
+  grep: GrepConfigSchema.prefault({}),
   mcpServers: McpServersConfigSchema.default({}).describe('MCP servers whose tools the agents use, by name.'),
 });
 
@@ -182,3 +223,5 @@ export type EditConfig = z.output<typeof EditConfigSchema>;
 export type StaleGuardConfig = z.output<typeof StaleGuardConfigSchema>;
 export type BashConfig = z.output<typeof BashConfigSchema>;
 export type TasksConfig = z.output<typeof TasksConfigSchema>;
+export type GlobConfig = z.output<typeof GlobConfigSchema>;
+export type GrepConfig = z.output<typeof GrepConfigSchema>;

@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { createApp } from '../src/scopes/appScope';
+import type { GrepEngineSetting } from '../src/services/config/configSchema';
+import type { ToolExecution, ToolResult } from '../src/tool/contract';
+import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { parseRustRegex } from '../src/tools/os/grep/rustRegex';
+import { ripgrepArgs } from '../src/tools/os/grep/ripgrepEngine';
+import { vscodeRipgrepBinary } from '../src/tools/os/grep/ripgrepLocator';
+import { SENSITIVE_IGNORE_RULES } from '../src/tools/os/search/sensitiveIgnore';
+import { benchDir, fmt, median, nowMs, table } from './util';
+
+const COPIES = ['a', 'b', 'c'];
+const SMALL_FILES = 50;
+
+/**
+ * The corpus: the installed node_modules copied three times (regular files only, in sorted
+ * order, so the same lockfile gives the same corpus), with a .gitignore for source maps and
+ * minified files and a .git folder so both engines treat it as a repository. Built once under
+ * the OS temp folder and reused. Also a 50-file folder for the small-scope Glob case.
+ */
+function corpus(): { root: string; small: string; files: number } {
+  const root = nodePath.join(benchDir(), 'search-corpus');
+  const marker = nodePath.join(root, '.complete');
+  const small = nodePath.join(root, 'small');
+  if (fs.existsSync(marker)) return { root, small, files: Number(fs.readFileSync(marker, 'utf8')) };
+  fs.rmSync(root, { recursive: true, force: true });
+  const source = nodePath.resolve(__dirname, '../../node_modules');
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const full = nodePath.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files.push(nodePath.relative(source, full));
+    }
+  };
+  walk(source);
+  let count = 0;
+  for (const copy of COPIES) {
+    for (const rel of files) {
+      const to = nodePath.join(root, copy, rel);
+      fs.mkdirSync(nodePath.dirname(to), { recursive: true });
+      fs.copyFileSync(nodePath.join(source, rel), to);
+      count++;
+    }
+  }
+  const ts = files.filter((f) => f.endsWith('.ts')).slice(0, SMALL_FILES);
+  ts.forEach((rel, i) => {
+    fs.mkdirSync(small, { recursive: true });
+    fs.copyFileSync(nodePath.join(source, rel), nodePath.join(small, `f${String(i).padStart(2, '0')}.ts`));
+  });
+  fs.mkdirSync(nodePath.join(root, '.git'), { recursive: true });
+  fs.writeFileSync(nodePath.join(root, '.gitignore'), '*.map\n*.min.js\n');
+  fs.writeFileSync(marker, String(count + ts.length));
+  return { root, small, files: count + ts.length };
+}
+
+/** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
+function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    const start = nowMs();
+    const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    let bytes = 0;
+    let lines = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    });
+    child.on('error', reject);
+    child.on('close', () => resolve({ ms: nowMs() - start, bytes, lines }));
+  });
+}
+
+interface Case {
+  readonly label: string;
+  readonly pattern: string;
+  readonly ci: boolean;
+}
+
+const GREP_CASES: readonly Case[] = [
+  { label: 'rare literal', pattern: 'XMLHttpRequestUpload', ci: false },
+  { label: 'common literal', pattern: 'require\\(', ci: false },
+  { label: 'case-insensitive regex', pattern: 'class\\s+\\w+error', ci: true },
+  { label: 'rare regex', pattern: 'function\\s+\\w+Sync\\(', ci: false },
+];
+
+const RUNS = 7;
+
+async function runTool(tool: { resolveExecution(input: never): ToolExecution | Promise<ToolExecution> }, input: Record<string, unknown>): Promise<{ ms: number; result: ToolResult }> {
+  const start = nowMs();
+  const execution = await tool.resolveExecution(input as never);
+  if (execution.isError) throw new Error(String(execution.output));
+  const result = await execution.execute({ toolCallId: 'bench', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} });
+  return { ms: nowMs() - start, result };
+}
+
+/** The median of the ratios of runs made back to back: steadier than a ratio of medians on a noisy machine. */
+function pairedRatio(ours: readonly number[], raw: readonly number[]): number {
+  return median(ours.map((t, i) => t / raw[i]!));
+}
+
+function firstLine(result: ToolResult): string {
+  return typeof result.output === 'string' ? result.output.split('\n')[0]!.slice(0, 60) : '';
+}
+
+export async function grepBench(): Promise<void> {
+  const rg = vscodeRipgrepBinary();
+  if (!rg) {
+    console.log('\n## Grep: skipped, @vscode/ripgrep has no binary for this platform');
+    return;
+  }
+  const { root, files } = corpus();
+  console.log(`\n## Grep, output_mode content, on ${files.toLocaleString('en')} files (${root}); rg = ${rg}`);
+  console.log(`median of ${RUNS} runs after one warm-up, alternating raw rg and the tool (ratio: median of the back-to-back ratios); raw rg = the same binary, the same flags, output read from a pipe and dropped`);
+  const ignoreFile = nodePath.join(benchDir(), 'sensitive.ignore');
+  fs.writeFileSync(ignoreFile, SENSITIVE_IGNORE_RULES);
+  const rows: string[][] = [];
+  const ratios: string[] = [];
+  for (const engine of ['ripgrep', 'builtin'] as GrepEngineSetting[]) {
+    const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+    const agent = app.createAgent({ cwd: root });
+    const tool = agent.registry.get('Grep')!.tool;
+    for (const c of GREP_CASES) {
+      const regex = parseRustRegex(c.pattern, { caseInsensitive: c.ci, multiline: false });
+      const args = ripgrepArgs(
+        { root, regex, mode: 'content', before: 0, after: 0, includeIgnored: false, maxLineChars: 500 },
+        { ignoreFile, insideRepository: true },
+      );
+      const input = { pattern: c.pattern, output_mode: 'content', ...(c.ci ? { '-i': true } : {}) };
+      await runRg(rg, args, root);
+      await runTool(tool, input);
+      const raw: number[] = [];
+      const ours: number[] = [];
+      let lines = 0;
+      let head = '';
+      for (let i = 0; i < RUNS; i++) {
+        const r = await runRg(rg, args, root);
+        raw.push(r.ms);
+        lines = r.lines;
+        const t = await runTool(tool, input);
+        ours.push(t.ms);
+        head = firstLine(t.result);
+      }
+      const ratio = pairedRatio(ours, raw);
+      rows.push([`${engine} engine: ${c.label} /${c.pattern}/${c.ci ? 'i' : ''}`, fmt(median(raw), 0), fmt(median(ours), 0), `${fmt(ratio)}x`, String(lines), head]);
+      ratios.push(`${engine} engine / raw rg, ${c.label}: ${fmt(ratio)}x (aim: ${engine === 'ripgrep' ? 'within 1.15x' : 'within 3x'})`);
+    }
+    await app.dispose();
+  }
+  console.log(table(['case', 'raw rg ms', 'Grep ms', 'ratio', 'rg lines out', 'first line of the Grep result'], rows));
+  for (const ratio of ratios) console.log(ratio);
+}
+
+export async function globBench(): Promise<void> {
+  const rg = vscodeRipgrepBinary();
+  if (!rg) {
+    console.log('\n## Glob: skipped, @vscode/ripgrep has no binary for this platform');
+    return;
+  }
+  const { root, small, files } = corpus();
+  console.log(`\n## Glob on ${files.toLocaleString('en')} files (${root}) and on a ${SMALL_FILES}-file folder`);
+  console.log(`median of ${RUNS} runs (20 for the small folder) after one warm-up, alternating (ratio: median of the back-to-back ratios); baseline = spawning rg --files -g GLOB and splitting its output`);
+  const app = createApp({ features: builtinFeatures() });
+  const rows: string[][] = [];
+  const ratios: string[] = [];
+  for (const [label, cwd, runs, aim] of [
+    ['**/*.ts on the corpus', root, RUNS, 'within 1.5x'],
+    [`**/*.ts on a ${SMALL_FILES}-file folder`, small, 20, 'at least 5x faster, i.e. at most 0.20x'],
+  ] as const) {
+    const agent = app.createAgent({ cwd });
+    const tool = agent.registry.get('Glob')!.tool;
+    const args = ['--no-config', '--files', '-g', '*.ts'];
+    await runRg(rg, args, cwd);
+    await runTool(tool, { pattern: '**/*.ts' });
+    const raw: number[] = [];
+    const ours: number[] = [];
+    let count = 0;
+    let trailer = '';
+    for (let i = 0; i < runs; i++) {
+      const r = await runRg(rg, args, cwd);
+      raw.push(r.ms);
+      count = r.lines;
+      const t = await runTool(tool, { pattern: '**/*.ts' });
+      ours.push(t.ms);
+      trailer = typeof t.result.output === 'string' ? t.result.output.split('\n').pop()! : '';
+    }
+    const ratio = pairedRatio(ours, raw);
+    rows.push([label, fmt(median(raw), 1), fmt(median(ours), 1), `${fmt(ratio)}x`, String(count), trailer]);
+    ratios.push(`Glob / spawned rg --files, ${label}: ${fmt(ratio)}x (aim: ${aim})`);
+    await agent.dispose();
+  }
+  await app.dispose();
+  console.log(table(['case', 'rg --files ms', 'Glob ms', 'ratio', 'rg paths', 'last line of the Glob result'], rows));
+  for (const ratio of ratios) console.log(ratio);
+}

@@ -1,0 +1,114 @@
+import type { SearchGlob } from '../search/searchGlob';
+import type { ParsedRegex } from './rustRegex';
+
+export type GrepOutputMode = 'content' | 'files_with_matches' | 'count_matches';
+export type GrepEngineName = 'ripgrep' | 'builtin';
+
+/** One line of a content result: a match, or context around one. */
+export interface GrepLine {
+  /** 1-based line number. */
+  readonly n: number;
+  /** Without the line terminator (nor a trailing `\r`); cut to the line limit when `cut`. */
+  readonly text: string;
+  readonly match: boolean;
+  readonly cut: boolean;
+}
+
+export interface GrepFileResult {
+  /** Canonical absolute path. */
+  readonly path: string;
+  /** Matches (count_matches), matching lines (content), or 1 (files_with_matches). */
+  readonly count: number;
+  /** Content mode: the matching lines and their context, by line number. */
+  readonly lines?: readonly GrepLine[];
+  /** Roughly the bytes this result keeps in memory, when known without looking at `lines`. */
+  readonly weight?: number;
+}
+
+/** One search, as both engines take it. */
+export interface GrepSearch {
+  /** The folder searched (for a single file: its folder). */
+  readonly root: string;
+  /** Set when the search is of one file (absolute). Glob, type and ignore files do not apply to it. */
+  readonly file?: string;
+  readonly regex: ParsedRegex;
+  readonly mode: GrepOutputMode;
+  readonly before: number;
+  readonly after: number;
+  readonly glob?: SearchGlob;
+  /** File-name globs of the selected `type`. */
+  readonly typeGlobs?: readonly string[];
+  readonly includeIgnored: boolean;
+  readonly maxLineChars: number;
+}
+
+export interface GrepLimits {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+}
+
+export interface GrepOutcome {
+  /** In no particular order; the tool sorts them. */
+  readonly files: readonly GrepFileResult[];
+  /** Why the search stopped before the end, if it did. */
+  readonly stopped?: 'timeout' | 'cap' | 'aborted';
+  /** Files or folders that could not be read. */
+  readonly unreadable: readonly string[];
+}
+
+export interface GrepEngine {
+  readonly name: GrepEngineName;
+  run(search: GrepSearch, limits: GrepLimits): Promise<GrepOutcome>;
+}
+
+/** A configuration or environment problem the model should be told about (not a bug). */
+export class GrepEngineError extends Error {
+  override readonly name = 'GrepEngineError';
+}
+
+const CUT_SAFE = /[\uD800-\uDBFF]$/;
+
+/**
+ * A line as both engines report it: a trailing `\r` dropped, and cut to `maxLineChars` (never
+ * splitting a surrogate pair) when longer or when ripgrep already shortened it.
+ */
+export function normalizeLine(n: number, raw: string, match: boolean, maxLineChars: number, alreadyCut = false): GrepLine {
+  let text = raw.endsWith('\r') && !alreadyCut ? raw.slice(0, -1) : raw;
+  let cut = alreadyCut;
+  if (cut || text.length > maxLineChars) {
+    text = text.slice(0, maxLineChars);
+    if (CUT_SAFE.test(text)) text = text.slice(0, -1);
+    cut = true;
+  }
+  return { n, text, match, cut };
+}
+
+/** Collects file results up to a memory budget (bytes of kept text, roughly). */
+export class GrepCollector {
+  readonly files: GrepFileResult[] = [];
+  private bytes = 0;
+  private fullFired = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onFull: () => void,
+  ) {}
+
+  get full(): boolean {
+    return this.fullFired;
+  }
+
+  add(file: GrepFileResult): void {
+    if (this.fullFired) return;
+    let size = file.path.length + 16;
+    if (file.weight !== undefined) size += file.weight;
+    else if (file.lines) for (const line of file.lines) size += line.text.length + 16;
+    this.bytes += size;
+    this.files.push(file);
+    if (this.bytes > this.maxBytes) {
+      this.fullFired = true;
+      this.onFull();
+    }
+  }
+}

@@ -1,0 +1,426 @@
+/**
+ * The builtin Grep engine's worker thread. Its body is the function below, started with
+ * `new Worker(GREP_WORKER_SOURCE, {eval: true})`, so it works the same from compiled code and
+ * from ts-jest: it must not reference anything outside itself (it loads node modules with
+ * process.getBuiltinModule). Keep coverage instrumentation away from this file.
+ *
+ * Per file: open, read synchronously (much faster than fs.promises in a worker), and decide as
+ * much as possible on the bytes:
+ *  1. the prefilter: the literals every match must contain, found with Buffer.indexOf (or, when
+ *     case-insensitive, a latin1 view and a byte-level regex), so most files are never decoded;
+ *  2. a NUL byte anywhere makes the file binary: it is skipped, as ripgrep's results are;
+ *  3. only then UTF-8 decoding (a UTF-8 BOM is dropped; UTF-16 with a BOM is transcoded).
+ * Files over 8 MiB are read in line-aligned 1 MiB windows (memory stays flat), except in
+ * multiline mode, where a match may span windows.
+ */
+
+/** What a worker searches for; sent once per job. */
+export interface WorkerSpec {
+  readonly source: string;
+  readonly flags: string;
+  readonly multiline: boolean;
+  readonly mode: 'content' | 'files_with_matches' | 'count_matches';
+  readonly before: number;
+  readonly after: number;
+  readonly maxLineChars: number;
+  readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
+  readonly bigFileBytes: number;
+  readonly windowBytes: number;
+}
+
+/** [line number, text, is a match (1/0), was cut (1/0)] */
+export type WorkerLine = [number, string, number, number];
+
+export interface WorkerFileResult {
+  readonly path: string;
+  readonly count: number;
+  readonly lines?: WorkerLine[];
+}
+
+export type WorkerRequest =
+  | { readonly type: 'job'; readonly jobId: number; readonly spec: WorkerSpec; readonly cancel: SharedArrayBuffer }
+  | { readonly type: 'batch'; readonly jobId: number; readonly batchId: number; readonly paths: readonly string[] };
+
+export interface WorkerResponse {
+  readonly type: 'result';
+  readonly jobId: number;
+  readonly batchId: number;
+  readonly files: WorkerFileResult[];
+  readonly unreadable: string[];
+}
+
+export function grepWorkerMain(): void {
+  const threads = process.getBuiltinModule('node:worker_threads');
+  const fs = process.getBuiltinModule('node:fs');
+  const port = threads.parentPort;
+  if (!port) return;
+
+  interface Job {
+    id: number;
+    spec: WorkerSpec;
+    cancel: Int32Array;
+    candidate: RegExp;
+    line: RegExp;
+    counter: RegExp;
+    csLiterals: Buffer[][] | undefined;
+    ciRegexes: RegExp[] | undefined;
+  }
+  let job: Job | undefined;
+
+  const foldLatin1 = (literal: string): string => {
+    let out = '';
+    for (const ch of literal) {
+      if (ch === 'k' || ch === 'K') out += '(?:[kK]|\u00e2\u0084\u00aa)';
+      else if (ch === 's' || ch === 'S') out += '(?:[sS]|\u00c5\u00bf)';
+      else if (/[A-Za-z]/.test(ch)) out += `[${ch.toLowerCase()}${ch.toUpperCase()}]`;
+      else out += `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    }
+    return out;
+  };
+
+  const setup = (id: number, spec: WorkerSpec, cancel: SharedArrayBuffer): Job => {
+    const sets = spec.prefilter.sets;
+    return {
+      id,
+      spec,
+      cancel: new Int32Array(cancel),
+      candidate: new RegExp(spec.source, spec.flags + 'g'),
+      line: new RegExp(spec.source, spec.flags),
+      counter: new RegExp(spec.source, spec.flags + 'g'),
+      csLiterals: spec.prefilter.caseInsensitive ? undefined : sets.map((set) => set.map((lit) => Buffer.from(lit, 'utf8'))),
+      ciRegexes: spec.prefilter.caseInsensitive ? sets.map((set) => new RegExp(set.map(foldLatin1).join('|'))) : undefined,
+    };
+  };
+
+  /** Whether the bytes can contain a match (every required literal set is present). */
+  const prefilter = (j: Job, buf: Buffer): boolean => {
+    if (j.csLiterals) {
+      for (const set of j.csLiterals) {
+        let found = false;
+        for (const lit of set) {
+          if (buf.indexOf(lit) !== -1) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) return false;
+      }
+      return true;
+    }
+    if (j.ciRegexes && j.ciRegexes.length > 0) {
+      const latin1 = buf.toString('latin1');
+      for (const re of j.ciRegexes) if (!re.test(latin1)) return false;
+    }
+    return true;
+  };
+
+  const cutLine = (raw: string, max: number): [string, number] => {
+    let text = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
+    if (text.length <= max) return [text, 0];
+    text = text.slice(0, max);
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+    return [text, 1];
+  };
+
+  /** Line starts of a text: starts[k] is where line k+1 begins; the count of real lines is `lineCount`. */
+  const lineIndex = (text: string): { starts: number[]; lineCount: number } => {
+    const starts = [0];
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    const endsWithNewline = text.length > 0 && text.charCodeAt(text.length - 1) === 10;
+    return { starts, lineCount: text.length === 0 ? 0 : endsWithNewline ? starts.length - 1 : starts.length };
+  };
+  const lineAt = (text: string, starts: number[], k: number): string => {
+    const s = starts[k - 1]!;
+    const e = k < starts.length ? starts[k]! - 1 : text.length;
+    return text.slice(s, e);
+  };
+  const lineOfOffset = (starts: number[], offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+
+  interface TextMatches {
+    count: number;
+    /** Matching line numbers (relative to the text, 1-based), ascending, with their text when known. */
+    lines: Array<[number, string | undefined]>;
+  }
+
+  /** Matching lines of a text in line mode (no match spans a line). Stops at the first in files mode. */
+  const matchLines = (j: Job, text: string): TextMatches => {
+    const { candidate, line: lineRe, counter } = j;
+    const mode = j.spec.mode;
+    const len = text.length;
+    const endsWithNewline = len > 0 && text.charCodeAt(len - 1) === 10;
+    const result: TextMatches = { count: 0, lines: [] };
+    let lineNo = 1;
+    let lineStart = 0;
+    let from = 0;
+    for (;;) {
+      candidate.lastIndex = from;
+      const m = candidate.exec(text);
+      if (!m) break;
+      const idx = m.index;
+      if (idx >= len && (len === 0 || endsWithNewline)) break;
+      let nl = text.indexOf('\n', lineStart);
+      while (nl !== -1 && nl < idx) {
+        lineNo++;
+        lineStart = nl + 1;
+        nl = text.indexOf('\n', lineStart);
+      }
+      const lineEnd = nl === -1 ? len : nl;
+      const line = text.slice(lineStart, lineEnd);
+      if (lineRe.test(line)) {
+        if (mode === 'count_matches') {
+          counter.lastIndex = 0;
+          result.count += line.match(counter)?.length ?? 0;
+        } else {
+          result.count++;
+          result.lines.push([lineNo, line]);
+          if (mode === 'files_with_matches') return result;
+        }
+      }
+      if (lineEnd >= len) break;
+      from = lineEnd + 1;
+      lineStart = from;
+      lineNo++;
+    }
+    return result;
+  };
+
+  /** Matches over the whole text (multiline mode): every line a match touches is a matching line. */
+  const matchMultiline = (j: Job, text: string): TextMatches => {
+    const re = j.candidate;
+    const len = text.length;
+    const endsWithNewline = len > 0 && text.charCodeAt(len - 1) === 10;
+    const result: TextMatches = { count: 0, lines: [] };
+    let index: number[] | undefined;
+    const seen = new Set<number>();
+    re.lastIndex = 0;
+    for (;;) {
+      const m = re.exec(text);
+      if (!m) break;
+      const start = m.index;
+      const end = start + m[0].length;
+      if (m[0].length === 0) re.lastIndex = start + (text.codePointAt(start)! > 0xffff ? 2 : 1);
+      if (start >= len && (len === 0 || endsWithNewline)) break;
+      result.count++;
+      if (j.spec.mode === 'files_with_matches') return result;
+      if (j.spec.mode === 'count_matches') continue;
+      index ??= lineIndex(text).starts;
+      const first = lineOfOffset(index, start);
+      const last = end > start ? lineOfOffset(index, end - 1) : first;
+      for (let n = first; n <= last; n++) {
+        if (!seen.has(n)) {
+          seen.add(n);
+          result.lines.push([n, undefined]);
+        }
+      }
+      if (start >= len) break;
+    }
+    result.lines.sort((a, b) => a[0] - b[0]);
+    return result;
+  };
+
+  /** Content lines (matches and context) of a whole text. */
+  const contentLines = (j: Job, text: string, found: TextMatches, lineBase: number): WorkerLine[] => {
+    const { before, after, maxLineChars } = j.spec;
+    const needIndex = before > 0 || after > 0 || found.lines.some(([, t]) => t === undefined);
+    const index = needIndex ? lineIndex(text) : undefined;
+    const matchSet = new Set(found.lines.map(([n]) => n));
+    const wanted = new Set<number>();
+    for (const [n] of found.lines) {
+      for (let k = Math.max(1, n - before); k <= n + after; k++) {
+        if (index && k > index.lineCount) break;
+        wanted.add(k);
+      }
+    }
+    const known = new Map(found.lines.filter(([, t]) => t !== undefined) as Array<[number, string]>);
+    return [...wanted]
+      .sort((a, b) => a - b)
+      .map((k) => {
+        const raw = known.get(k) ?? lineAt(text, index!.starts, k);
+        const [cut, wasCut] = cutLine(raw, maxLineChars);
+        return [k + lineBase, cut, matchSet.has(k) ? 1 : 0, wasCut];
+      });
+  };
+
+  const decodeWhole = (buf: Buffer, j: Job): string | undefined => {
+    if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
+      const text = new TextDecoder(buf[0] === 0xff ? 'utf-16le' : 'utf-16be').decode(buf.subarray(2));
+      return text.includes('\0') ? undefined : text;
+    }
+    if (!prefilter(j, buf)) return undefined;
+    if (buf.indexOf(0) !== -1) return undefined;
+    const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+    return buf.toString('utf8', start);
+  };
+
+  const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
+    const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
+    if (found.count === 0) return undefined;
+    if (j.spec.mode !== 'content') return { path, count: found.count };
+    // In content mode the count is of matching lines (a multiline match can span several).
+    return { path, count: found.lines.length, lines: contentLines(j, text, found, 0) };
+  };
+
+  const countNewlines = (buf: Buffer): number => {
+    let n = 0;
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
+    return n;
+  };
+
+  /** A big file in line-aligned windows; context lines may cross window borders. */
+  const searchWindows = (j: Job, path: string, fd: number, size: number): WorkerFileResult | undefined => {
+    const { before, after, mode, windowBytes } = j.spec;
+    const head = Buffer.alloc(Math.min(3, size));
+    fs.readSync(fd, head, 0, head.length, 0);
+    if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
+      // UTF-16 cannot be split on bytes; read it whole.
+      const buf = fs.readFileSync(fd);
+      const text = decodeWhole(buf, j);
+      return text === undefined ? undefined : searchText(j, path, text);
+    }
+    let position = head.length === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    let carry: Buffer = Buffer.alloc(0);
+    let lineBase = 0; // lines before the current chunk
+    let count = 0;
+    let matched = false;
+    const lines = new Map<number, WorkerLine>();
+    let tail: Array<[number, string]> = []; // the last `before` lines before the current chunk
+    let pendingAfter = 0; // context lines still owed from the start of the next chunk
+    const chunk = Buffer.allocUnsafe(windowBytes);
+    for (;;) {
+      if (Atomics.load(j.cancel, 0) !== 0) return undefined;
+      const read = position < size ? fs.readSync(fd, chunk, 0, chunk.length, position) : 0;
+      position += read;
+      const atEnd = read === 0 || position >= size;
+      let data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+      if (!atEnd) {
+        const lastNewline = data.lastIndexOf(10);
+        if (lastNewline === -1) {
+          carry = Buffer.from(data);
+          continue;
+        }
+        carry = Buffer.from(data.subarray(lastNewline + 1));
+        data = data.subarray(0, lastNewline + 1);
+      } else {
+        carry = Buffer.alloc(0);
+      }
+      if (data.length > 0) {
+        if (data.indexOf(0) !== -1) return undefined;
+        const newlines = countNewlines(data);
+        const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
+        const candidate = prefilter(j, data);
+        if (candidate || pendingAfter > 0) {
+          const text = data.toString('utf8');
+          const found: TextMatches = candidate ? matchLines(j, text) : { count: 0, lines: [] };
+          if (found.count > 0) {
+            matched = true;
+            count += found.count;
+            if (mode === 'files_with_matches') return { path, count: 1 };
+          }
+          if (mode === 'content') {
+            const { starts } = lineIndex(text);
+            const put = (k: number, match: number): void => {
+              const n = lineBase + k;
+              const existing = lines.get(n);
+              if (existing && (existing[2] === 1 || match === 0)) return;
+              const [t, c] = cutLine(lineAt(text, starts, k), j.spec.maxLineChars);
+              lines.set(n, [n, t, match, c]);
+            };
+            for (let k = 1; k <= Math.min(pendingAfter, linesInChunk); k++) put(k, 0);
+            pendingAfter = Math.max(0, pendingAfter - linesInChunk);
+            for (const [k] of found.lines) {
+              for (const [n, raw] of tail) {
+                if (n >= lineBase + k - before && !lines.has(n)) {
+                  const [t, c] = cutLine(raw, j.spec.maxLineChars);
+                  lines.set(n, [n, t, 0, c]);
+                }
+              }
+              for (let b = Math.max(1, k - before); b < k; b++) put(b, 0);
+              put(k, 1);
+              for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) put(a, 0);
+              pendingAfter = Math.max(pendingAfter, k + after - linesInChunk);
+            }
+          }
+        }
+        if (mode === 'content' && before > 0) {
+          // Keep the last `before` lines for the next chunk's before-context.
+          let startOfTail = data.length;
+          let taken = 0;
+          const end = data[data.length - 1] === 10 ? data.length - 1 : data.length;
+          let cursor = end;
+          while (taken < before && cursor > 0) {
+            const nl = data.lastIndexOf(10, cursor - 1);
+            startOfTail = nl + 1;
+            cursor = nl;
+            taken++;
+            if (nl === -1) break;
+          }
+          const tailText = data.toString('utf8', startOfTail, end);
+          const tailLines = tailText.split('\n');
+          const fresh = tailLines.map((t, i) => [lineBase + linesInChunk - tailLines.length + 1 + i, t] as [number, string]);
+          tail = [...tail, ...fresh].slice(-before);
+        }
+        lineBase += linesInChunk;
+      }
+      if (atEnd) break;
+    }
+    if (!matched) return undefined;
+    if (mode !== 'content') return { path, count };
+    const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
+    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: ordered };
+  };
+
+  const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
+    let fd: number;
+    try {
+      fd = fs.openSync(path, 'r');
+    } catch {
+      unreadable.push(path);
+      return undefined;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size === 0) return undefined;
+      if (size > j.spec.bigFileBytes && !j.spec.multiline) return searchWindows(j, path, fd, size);
+      const buf = fs.readFileSync(fd);
+      const text = decodeWhole(buf, j);
+      return text === undefined ? undefined : searchText(j, path, text);
+    } catch {
+      unreadable.push(path);
+      return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+
+  port.on('message', (message: WorkerRequest) => {
+    if (message.type === 'job') {
+      job = setup(message.jobId, message.spec, message.cancel);
+      return;
+    }
+    const j = job;
+    const files: WorkerFileResult[] = [];
+    const unreadable: string[] = [];
+    if (j && j.id === message.jobId) {
+      for (const path of message.paths) {
+        if (Atomics.load(j.cancel, 0) !== 0) break;
+        const result = searchFile(j, path, unreadable);
+        if (result) files.push(result);
+      }
+    }
+    const response: WorkerResponse = { type: 'result', jobId: message.jobId, batchId: message.batchId, files, unreadable };
+    port.postMessage(response);
+  });
+}
+
+/** The worker's source, for `new Worker(source, {eval: true})`. */
+export const GREP_WORKER_SOURCE = `(${grepWorkerMain.toString()})();`;

@@ -1,0 +1,68 @@
+/**
+ * The files that hold secrets (src/tool/sensitivePaths.ts), as gitignore rules that ripgrep reads
+ * with `--ignore-file`, so it never opens them. The rules are a subset of isSensitivePath: they
+ * only ever leave out files that isSensitivePath calls sensitive, never a folder, and never any
+ * other file. Both engines filter every result with isSensitivePath as well (that covers what
+ * gitignore cannot say, such as upper-case names), so their results agree.
+ */
+const DIRECTORY_RULES = [
+  // .ssh: everything but public keys, known_hosts, authorized_keys and config.
+  '**/.ssh/**',
+  ...['*.pub', 'known_hosts', 'known_hosts.old', 'authorized_keys', 'config'].flatMap((e) => [`!**/.ssh/${e}`, `!**/.ssh/${e}/**`]),
+  '**/.gnupg/**',
+  ...['*.conf', 'pubring.kbx', 'pubring.gpg', 'trustdb.gpg'].flatMap((e) => [`!**/.gnupg/${e}`, `!**/.gnupg/${e}/**`]),
+  '**/.aws/**',
+  '!**/.aws/config',
+  '!**/.aws/config/**',
+  '**/.gcp/**',
+  '**/.config/gcloud/**',
+  '!**/.config/gcloud/*.json',
+  '**/.config/gcloud/*credential*',
+  '**/.azure/**',
+  ...['config', 'clouds.config'].flatMap((e) => [`!**/.azure/${e}`, `!**/.azure/${e}/**`]),
+  '**/.kube/**',
+  '!**/.kube/cache',
+  '!**/.kube/cache/**',
+  '**/.docker/config.json',
+  '**/.docker/config.json/**',
+  '**/.password-store/**',
+  '**/.config/gh/hosts.yml',
+  '**/.config/gh/hosts.yml/**',
+];
+
+const EXTENSION_RULES = ['.pem', '.key', '.p12', '.pfx', '.jks', '.keystore', '.ppk'].map((ext) => `?*${ext}`);
+
+const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk'];
+const BACKUP_SUFFIXES = ['.bak', '.backup', '.copy', '.disabled', '.key', '.old', '.orig', '.pem', '.save', '.tmp'];
+
+const NAME_RULES = [
+  '.env',
+  '.env.*',
+  '!.env.example',
+  '!.env.sample',
+  '!.env.template',
+  '.netrc',
+  '_netrc',
+  '.pgpass',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.htpasswd',
+  '.vault-token',
+  '.boto',
+  '.s3cfg',
+  'credentials',
+  'secring.gpg',
+  ...SSH_KEYS.flatMap((key) => [key, `${key}-*`, `${key}_*`, ...BACKUP_SUFFIXES.map((s) => `${key}${s}`)]),
+  '!id_*.pub',
+];
+
+/** The ignore file's text. The last line keeps every folder: these rules only ever leave out files. */
+export const SENSITIVE_IGNORE_RULES: string = [
+  '# toolhost: files that hold secrets are never searched (see src/tool/sensitivePaths.ts)',
+  ...DIRECTORY_RULES,
+  ...EXTENSION_RULES,
+  ...NAME_RULES,
+  '!*/',
+  '',
+].join('\n');

@@ -1,0 +1,493 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import type { Agent } from '../../../src/scopes/agentScope';
+import { type App, createApp } from '../../../src/scopes/appScope';
+import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import { IGrepEngineService } from '../../../src/services/grep/grepEngine';
+import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { callTool, text } from '../../helpers/agentHarness';
+import { ageInOrder } from '../../helpers/mtimes';
+import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';
+
+/**
+ * The same suite runs against both engines: every expected output below is exact, so the
+ * engines agree on formats, ordering, ignore rules, binary files, long lines and paging.
+ */
+const ENGINES = ['ripgrep', 'builtin'] as const;
+
+describe.each(ENGINES)('Grep (%s engine)', (engine) => {
+  const dir = useTempDir();
+  let app: App;
+  let agent: Agent;
+
+  function open(config: ToolhostConfigInput = {}, cwd = dir.path): void {
+    app = createApp({ features: builtinFeatures(), config: { ...config, grep: { ...config.grep, engine } } });
+    agent = app.createAgent({ cwd });
+  }
+  afterEach(async () => {
+    if (app) {
+      // The engine that ran is the one configured: no silent fallback in these tests.
+      const selections = app.get(IGrepEngineService).selections;
+      expect(selections[engine === 'ripgrep' ? 'builtin' : 'ripgrep']).toBe(0);
+      await app.dispose();
+    }
+  });
+
+  async function grep(input: Record<string, unknown>): Promise<string> {
+    return text(await callTool(agent, 'Grep', input));
+  }
+
+  describe('output formats', () => {
+    beforeEach(() => {
+      open();
+      writeFiles(dir.path, {
+        'src/a.ts': 'import x from "y";\nconst alpha = 1;\nfunction beta() {}\nconst alphabet = alpha + 2;\n',
+        'src/b.ts': 'nothing here\n',
+        'src/deep/c.ts': 'alpha\n',
+        'notes.md': 'alpha and alpha and alpha\n',
+      });
+      ageInOrder(dir.path, ['src/deep/c.ts', 'notes.md', 'src/a.ts', 'src/b.ts']);
+    });
+
+    test('files_with_matches (the default) lists matching files newest first, relative to the working directory', async () => {
+      expect(await grep({ pattern: 'alpha' })).toBe('src/deep/c.ts\nnotes.md\nsrc/a.ts');
+      expect(await grep({ pattern: 'alpha', path: 'src' })).toBe('src/deep/c.ts\nsrc/a.ts');
+    });
+
+    test('content shows path:line:text in path order; -n false drops the numbers', async () => {
+      expect(await grep({ pattern: 'alpha', output_mode: 'content' })).toBe(
+        'notes.md:1:alpha and alpha and alpha\nsrc/a.ts:2:const alpha = 1;\nsrc/a.ts:4:const alphabet = alpha + 2;\nsrc/deep/c.ts:1:alpha',
+      );
+      expect(await grep({ pattern: 'beta', output_mode: 'content', '-n': false })).toBe('src/a.ts:function beta() {}');
+    });
+
+    test('count_matches counts every occurrence, with a total first', async () => {
+      expect(await grep({ pattern: 'alpha', output_mode: 'count_matches' })).toBe(
+        'Found 7 occurrences in 3 files.\nnotes.md:3\nsrc/a.ts:3\nsrc/deep/c.ts:1',
+      );
+      expect(await grep({ pattern: 'beta', output_mode: 'count_matches' })).toBe('Found 1 occurrence in 1 file.\nsrc/a.ts:1');
+    });
+
+    test('context lines use "-", groups are separated by "--", -A/-B override -C', async () => {
+      writeFiles(dir.path, { 'ctx.txt': ['l1', 'hit 2', 'l3', 'l4', 'l5', 'l6', 'hit 7', 'hit 8', 'l9', 'l10'].join('\n') + '\n' });
+      expect(await grep({ pattern: 'hit', path: 'ctx.txt', output_mode: 'content', '-C': 1 })).toBe(
+        'ctx.txt-1-l1\nctx.txt:2:hit 2\nctx.txt-3-l3\n--\nctx.txt-6-l6\nctx.txt:7:hit 7\nctx.txt:8:hit 8\nctx.txt-9-l9',
+      );
+      expect(await grep({ pattern: 'hit 2', path: 'ctx.txt', output_mode: 'content', '-B': 5, '-A': 1 })).toBe(
+        'ctx.txt-1-l1\nctx.txt:2:hit 2\nctx.txt-3-l3',
+      );
+      expect(await grep({ pattern: 'hit 8', path: 'ctx.txt', output_mode: 'content', '-C': 3, '-A': 0, '-n': false })).toBe(
+        'ctx.txt-l5\nctx.txt-l6\nctx.txt-hit 7\nctx.txt:hit 8',
+      );
+      expect(await grep({ pattern: 'l10', path: 'ctx.txt', output_mode: 'content', '-A': 4 })).toBe('ctx.txt:10:l10');
+    });
+
+    test('separators also fall between files when context is shown', async () => {
+      expect(await grep({ pattern: 'beta|^alpha$', output_mode: 'content', '-A': 1, path: 'src' })).toBe(
+        'src/a.ts:3:function beta() {}\nsrc/a.ts-4-const alphabet = alpha + 2;\n--\nsrc/deep/c.ts:1:alpha',
+      );
+    });
+
+    test('a file as path searches that file only', async () => {
+      expect(await grep({ pattern: 'alpha', path: 'src/a.ts', output_mode: 'content' })).toBe('src/a.ts:2:const alpha = 1;\nsrc/a.ts:4:const alphabet = alpha + 2;');
+      expect(await grep({ pattern: 'alpha', path: 'src/a.ts' })).toBe('src/a.ts');
+    });
+
+    test('no match says so, with a hint about ignored files', async () => {
+      expect(await grep({ pattern: 'zeta' })).toBe(
+        'No matches for "zeta" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.',
+      );
+      expect(await grep({ pattern: 'zeta', path: 'src', glob: '*.ts', include_ignored: true })).toBe('No matches for "zeta" in src (glob "*.ts").');
+    });
+
+    test('paths outside the working directory are absolute', async () => {
+      const outside = makeTempDir();
+      try {
+        writeFiles(outside, { 'x/y.txt': 'alpha\n' });
+        expect(await grep({ pattern: 'alpha', path: outside, output_mode: 'content' })).toBe(`${outside}/x/y.txt:1:alpha`);
+      } finally {
+        removeDir(outside);
+      }
+    });
+  });
+
+  describe('patterns', () => {
+    beforeEach(() => open());
+
+    test('-i, Unicode classes and word boundaries', async () => {
+      writeFiles(dir.path, { 'u.txt': 'Straße\nSTRASSE\nnaïve café\ncafeteria\nПривет мир\n' });
+      expect(await grep({ pattern: 'strasse', '-i': true, output_mode: 'content' })).toBe('u.txt:2:STRASSE');
+      expect(await grep({ pattern: '\\bcaf\\w\\b', output_mode: 'content' })).toBe('u.txt:3:naïve café');
+      expect(await grep({ pattern: '^\\w+ \\w+$', output_mode: 'content' })).toBe('u.txt:3:naïve café\nu.txt:5:Привет мир');
+      expect(await grep({ pattern: '(?i)привет', output_mode: 'content' })).toBe('u.txt:5:Привет мир');
+      expect(await grep({ pattern: '[[:upper:]]{7}', output_mode: 'content' })).toBe('u.txt:2:STRASSE');
+    });
+
+    test('anchors match at line ends, not before a \\r; CRLF lines are shown without \\r', async () => {
+      writeFiles(dir.path, { 'crlf.txt': 'one end\r\ntwo end\r\nthree\n' });
+      expect(await grep({ pattern: 'end$', output_mode: 'content' })).toBe('No matches for "end$" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.');
+      expect(await grep({ pattern: 'end.$', output_mode: 'content' })).toBe('crlf.txt:1:one end\ncrlf.txt:2:two end');
+      expect(await grep({ pattern: '^t', output_mode: 'content' })).toBe('crlf.txt:2:two end\ncrlf.txt:3:three');
+    });
+
+    test('special characters escaped with a backslash are literal', async () => {
+      writeFiles(dir.path, { 'x.ts': 'call(a)\ninterface{}\n$scope.x\n' });
+      expect(await grep({ pattern: 'call\\(a\\)', output_mode: 'content' })).toBe('x.ts:1:call(a)');
+      expect(await grep({ pattern: 'interface\\{\\}', output_mode: 'content' })).toBe('x.ts:2:interface{}');
+      expect(await grep({ pattern: '\\$scope\\.', output_mode: 'content' })).toBe('x.ts:3:$scope.x');
+    });
+
+    test('multiline lets a match span lines; every line it touches is a match', async () => {
+      writeFiles(dir.path, { 'm.ts': 'function a(\n  x,\n  y\n) {}\nfunction b() {}\n' });
+      expect(await grep({ pattern: 'a\\(\\n\\s+x', multiline: true, output_mode: 'content' })).toBe('m.ts:1:function a(\nm.ts:2:  x,');
+      expect(await grep({ pattern: 'function \\w\\(.*?\\)', multiline: true, output_mode: 'content', '-A': 1 })).toBe(
+        'm.ts:1:function a(\nm.ts:2:  x,\nm.ts:3:  y\nm.ts:4:) {}\nm.ts:5:function b() {}',
+      );
+      expect(await grep({ pattern: 'x,\\n|b\\(', multiline: true, output_mode: 'count_matches' })).toBe('Found 2 occurrences in 1 file.\nm.ts:2');
+    });
+  });
+
+  describe('paging', () => {
+    beforeEach(() => {
+      open({ grep: { headLimit: 3 } });
+      writeFiles(dir.path, {
+        'a.txt': 'm1\nx\nm2\nm3\n',
+        'b.txt': 'm4\nm5\n',
+        'c.txt': 'm6\n',
+      });
+      ageInOrder(dir.path, ['c.txt', 'b.txt', 'a.txt']);
+    });
+
+    test('content pages over matching lines; context lines do not count', async () => {
+      expect(await grep({ pattern: 'm\\d', output_mode: 'content', '-A': 1 })).toBe(
+        'a.txt:1:m1\na.txt-2-x\na.txt:3:m2\na.txt:4:m3\nShowing matching lines 1-3 of 6 in 3 files. Use offset=3 to see more.',
+      );
+    });
+
+    test('content: exact pages with offset, past the end, and head_limit 0', async () => {
+      expect(await grep({ pattern: 'm\\d', output_mode: 'content' })).toBe(
+        'a.txt:1:m1\na.txt:3:m2\na.txt:4:m3\nShowing matching lines 1-3 of 6 in 3 files. Use offset=3 to see more.',
+      );
+      expect(await grep({ pattern: 'm\\d', output_mode: 'content', offset: 3 })).toBe('b.txt:1:m4\nb.txt:2:m5\nc.txt:1:m6\nShowing matching lines 4-6 of 6 in 3 files.');
+      expect(await grep({ pattern: 'm\\d', output_mode: 'content', offset: 2, head_limit: 2, '-B': 1 })).toBe(
+        'a.txt-3-m2\na.txt:4:m3\n--\nb.txt:1:m4\nShowing matching lines 3-4 of 6 in 3 files. Use offset=4 to see more.',
+      );
+      expect(await grep({ pattern: 'm\\d', output_mode: 'content', offset: 6 })).toBe('No results at offset=6: there are 6 matching lines. Use a smaller offset.');
+      expect((await grep({ pattern: 'm\\d', output_mode: 'content', head_limit: 0 })).split('\n')).toHaveLength(6);
+    });
+
+    test('files_with_matches and count_matches page over files', async () => {
+      expect(await grep({ pattern: 'm\\d', head_limit: 2 })).toBe('c.txt\nb.txt\nShowing files 1-2 of 3. Use offset=2 to see more.');
+      expect(await grep({ pattern: 'm\\d', head_limit: 2, offset: 2 })).toBe('a.txt\nShowing files 3-3 of 3.');
+      expect(await grep({ pattern: 'm\\d', output_mode: 'count_matches', head_limit: 1, offset: 1 })).toBe(
+        'Found 6 occurrences in 3 files.\nb.txt:2\nShowing files 2-2 of 3. Use offset=2 to see more.',
+      );
+      const result = await callTool(agent, 'Grep', { pattern: 'm\\d', head_limit: 2 });
+      expect(result.truncated).toBe(true);
+      expect((await callTool(agent, 'Grep', { pattern: 'm\\d' })).truncated).toBeUndefined();
+    });
+  });
+
+  describe('glob and type', () => {
+    beforeEach(() => {
+      open();
+      writeFiles(dir.path, {
+        'top.ts': 'needle\n',
+        'src/a.ts': 'needle\n',
+        'src/a.test.ts': 'needle\n',
+        'src/deep/b.ts': 'needle\n',
+        'src/deep/c.js': 'needle\n',
+        'lib/src/d.ts': 'needle\n',
+        'vendor/e.ts': 'needle\n',
+      });
+    });
+    const list = async (input: Record<string, unknown>) => (await grep({ pattern: 'needle', output_mode: 'count_matches', ...input })).split('\n').slice(1);
+
+    test('a glob with a slash is matched relative to the search folder, so src/**/*.ts works', async () => {
+      expect(await list({ glob: 'src/**/*.ts' })).toEqual(['src/a.test.ts:1', 'src/a.ts:1', 'src/deep/b.ts:1']);
+      expect(await list({ glob: 'deep/*', path: 'src' })).toEqual(['src/deep/b.ts:1', 'src/deep/c.js:1']);
+      expect(await list({ glob: `${dir.path}/src/*.ts` })).toEqual(['src/a.test.ts:1', 'src/a.ts:1']);
+    });
+
+    test('a glob without a slash matches names at any depth; ./ anchors; ! excludes', async () => {
+      expect(await list({ glob: '*.js' })).toEqual(['src/deep/c.js:1']);
+      expect(await list({ glob: './*.ts' })).toEqual(['top.ts:1']);
+      expect(await list({ glob: '!*.test.ts', path: 'src' })).toEqual(['src/a.ts:1', 'src/deep/b.ts:1', 'src/deep/c.js:1']);
+      expect(await list({ glob: '!src' })).toEqual(['top.ts:1', 'vendor/e.ts:1']);
+      expect(await list({ glob: '*.{js,md}' })).toEqual(['src/deep/c.js:1']);
+    });
+
+    test('a glob filters and never re-includes ignored files; type and glob both apply', async () => {
+      writeFiles(dir.path, { '.gitignore': 'vendor/\n*.test.ts\n' });
+      expect(await list({ glob: '*.ts' })).toEqual(['lib/src/d.ts:1', 'src/a.ts:1', 'src/deep/b.ts:1', 'top.ts:1']);
+      expect(await list({ glob: 'vendor/**' })).toEqual([]);
+      expect(await list({ glob: 'src/**', type: 'js' })).toEqual(['src/deep/c.js:1']);
+    });
+
+    test('type selects ripgrep file types; an unknown type is refused with a suggestion', async () => {
+      expect(await list({ type: 'js' })).toEqual(['src/deep/c.js:1']);
+      expect(await list({ type: 'typescript', path: 'src' })).toEqual(['src/a.test.ts:1', 'src/a.ts:1', 'src/deep/b.ts:1']);
+      expect(await grep({ pattern: 'needle', type: 'golang' })).toMatch(/^Unknown file type "golang"\. Did you mean "go"\?/);
+      expect(await grep({ pattern: 'needle', type: 'zzzz' })).toBe(
+        'Unknown file type "zzzz". Use a ripgrep type name such as ts, js, py, rust, go, java, c, cpp, md, json, yaml, html, css, sh — or use glob instead (e.g. glob: "*.zzzz").',
+      );
+      expect(await grep({ pattern: 'needle', type: 'pyhton' })).toMatch(/^Unknown file type "pyhton"\. Did you mean "python"\?/);
+    });
+
+    test('glob and type do not apply to a file given as path', async () => {
+      expect(await grep({ pattern: 'needle', path: 'top.ts', glob: '*.js', type: 'js' })).toBe('top.ts');
+    });
+  });
+
+  describe('what is searched', () => {
+    beforeEach(() => open());
+
+    test('ignore files apply like git; include_ignored searches everything but VCS folders', async () => {
+      writeFiles(dir.path, {
+        '.git/HEAD': 'needle\n',
+        '.gitignore': 'build/\ndist/\n*.log\n',
+        'src/.gitignore': '!keep.log\n',
+        '.ignore': '!build/\n',
+        'build/out.js': 'needle\n',
+        'dist/d.js': 'needle\n',
+        'src/x.log': 'needle\n',
+        'src/keep.log': 'needle\n',
+        'src/ok.ts': 'needle\n',
+        '.hidden/h.txt': 'needle\n',
+        '.hg/store': 'needle\n',
+      });
+      const counts = async (extra: Record<string, unknown> = {}) => (await grep({ pattern: 'needle', output_mode: 'count_matches', ...extra })).split('\n').slice(1);
+      expect(await counts()).toEqual(['.hidden/h.txt:1', 'build/out.js:1', 'src/keep.log:1', 'src/ok.ts:1']);
+      expect(await counts({ include_ignored: true })).toEqual(['.hidden/h.txt:1', 'build/out.js:1', 'dist/d.js:1', 'src/keep.log:1', 'src/ok.ts:1', 'src/x.log:1']);
+    });
+
+    test('.gitignore applies outside a git repository too, including from folders above the search folder', async () => {
+      writeFiles(dir.path, { '.gitignore': '*.gen.ts\n', 'sub/a.gen.ts': 'needle\n', 'sub/b.ts': 'needle\n' });
+      expect(await grep({ pattern: 'needle', path: 'sub' })).toBe('sub/b.ts');
+    });
+
+    test('inside a repository, .gitignore files above its root do not apply', async () => {
+      const outer = makeTempDir();
+      try {
+        writeFiles(outer, { '.gitignore': '*.txt\n', 'repo/.git/HEAD': '', 'repo/a.txt': 'needle\n' });
+        await app.dispose();
+        open({}, nodePath.join(outer, 'repo'));
+        expect(await grep({ pattern: 'needle' })).toBe('a.txt');
+      } finally {
+        removeDir(outer);
+      }
+    });
+
+    test('symbolic links are not followed', async () => {
+      writeFiles(dir.path, { 'real/a.txt': 'needle\n' });
+      fs.symlinkSync(nodePath.join(dir.path, 'real'), nodePath.join(dir.path, 'linkdir'));
+      fs.symlinkSync(nodePath.join(dir.path, 'real/a.txt'), nodePath.join(dir.path, 'link.txt'));
+      expect(await grep({ pattern: 'needle' })).toBe('real/a.txt');
+    });
+
+    test('binary files (a NUL byte anywhere) are skipped, even with a match before the NUL', async () => {
+      const big = Buffer.concat([Buffer.from('needle early\n'), Buffer.alloc(200_000, 'filler line\n'), Buffer.from([0]), Buffer.from('needle late\n')]);
+      writeFiles(dir.path, {
+        'small.bin': Buffer.from('needle\n\0binary\n'),
+        'big.bin': big,
+        'text.txt': 'needle\n',
+      });
+      for (const mode of ['files_with_matches', 'content', 'count_matches']) {
+        expect(await grep({ pattern: 'needle', output_mode: mode })).toBe(
+          { files_with_matches: 'text.txt', content: 'text.txt:1:needle', count_matches: 'Found 1 occurrence in 1 file.\ntext.txt:1' }[mode],
+        );
+      }
+      expect(await grep({ pattern: 'needle', path: 'small.bin' })).toMatch(/^No matches for "needle" in small\.bin\./);
+    });
+
+    test('a UTF-8 byte-order mark is dropped and UTF-16 files with one are searched as text', async () => {
+      writeFiles(dir.path, {
+        'bom8.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle first\n')]),
+        'bom16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x\nneedle wide\n', 'utf16le')]),
+      });
+      expect(await grep({ pattern: '^needle', output_mode: 'content' })).toBe('bom16.txt:2:needle wide\nbom8.txt:1:needle first');
+    });
+
+    test('long lines are cut to the configured length, with a marker', async () => {
+      await app.dispose();
+      open({ grep: { maxLineChars: 40 } });
+      writeFiles(dir.path, { 'min.js': `${'a'.repeat(100)}needle${'é'.repeat(300)}\nshort needle\n${'ü'.repeat(39)}\n` });
+      expect(await grep({ pattern: 'needle', output_mode: 'content', '-A': 1 })).toBe(
+        `min.js:1:${'a'.repeat(40)} [... line truncated]\nmin.js:2:short needle\nmin.js-3-${'ü'.repeat(39)}`,
+      );
+    });
+  });
+
+  describe('secrets', () => {
+    beforeEach(() => open());
+
+    test('sensitive files are never searched or listed, whatever the ignore files say', async () => {
+      writeFiles(dir.path, {
+        '.env': 'TOKEN=needle\n',
+        '.ENV.local': 'needle\n',
+        '.env.example': 'TOKEN=needle\n',
+        'keys/id_rsa': 'needle\n',
+        'cert.pem': 'needle\n',
+        '.gitignore': '!.env\n',
+        'app.ts': 'needle\n',
+      });
+      expect((await grep({ pattern: 'needle', output_mode: 'count_matches', include_ignored: true })).split('\n')).toEqual([
+        'Found 2 occurrences in 2 files.',
+        '.env.example:1',
+        'app.ts:1',
+      ]);
+      expect(await grep({ pattern: 'needle', path: '.env' })).toBe(
+        '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.',
+      );
+    });
+  });
+
+  describe('errors and limits', () => {
+    beforeEach(() => open());
+
+    test('an invalid regex gets a clear message before anything runs', async () => {
+      expect(await grep({ pattern: 'foo(' })).toBe(
+        'Invalid regex "foo(": unclosed group (at character 4). Patterns use ripgrep (Rust regex) syntax: escape ( ) [ ] { } . * + ? | ^ $ \\ with a backslash to match them literally, e.g. "foo\\(".',
+      );
+      expect(await grep({ pattern: '(?<=a)b' })).toBe(
+        'Invalid regex "(?<=a)b": look-around, including look-ahead and look-behind, is not supported (at character 1). ripgrep patterns have no look-around or backreferences: search for a simpler pattern and narrow the results with further searches.',
+      );
+      expect(await grep({ pattern: 'a\\nb' })).toBe(
+        'Invalid regex "a\\nb": the literal "\\n" is not allowed in a regex unless multiline is true (at character 1). Set multiline: true to match across lines.',
+      );
+    });
+
+    test('a missing path, a bad glob', async () => {
+      expect(await grep({ pattern: 'x', path: 'nope' })).toBe('"nope" does not exist. Check the path, or leave path out to search the working directory.');
+      expect(await grep({ pattern: 'x', glob: '../*.ts' })).toBe('The glob "../*.ts" contains "..". Globs are matched inside the search folder; set path to the folder to search instead.');
+    });
+
+    test('a timeout from config returns partial results with a notice', async () => {
+      await app.dispose();
+      open({ grep: { timeoutMs: 1 } });
+      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`d${i % 30}/f${i}.txt`, 'needle\n'.repeat(50)])));
+      const out = await grep({ pattern: 'needle', output_mode: 'count_matches' });
+      expect(out.split('\n')[0]).toBe('Grep timed out after 0.001 s; the results below are partial and the totals are lower bounds. Narrow the path, glob or pattern.');
+    });
+
+    test('the cap on collected output stops the search with a notice', async () => {
+      await app.dispose();
+      open({ grep: { maxOutputBytes: 2000 } });
+      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, 'needle line\n'.repeat(20)])));
+      const out = await grep({ pattern: 'needle', output_mode: 'content', head_limit: 0 });
+      const lines = out.split('\n');
+      expect(lines[0]).toBe(
+        'Grep stopped after collecting 2.0 KB of matches; the results below are partial and the totals are lower bounds. Narrow the pattern or path, or use output_mode "files_with_matches" or "count_matches".',
+      );
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.length).toBeLessThan(1000);
+    });
+
+    test('concurrent calls get their own results', async () => {
+      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
+      const [alpha, beta] = await Promise.all([
+        grep({ pattern: 'alpha', output_mode: 'count_matches' }),
+        grep({ pattern: 'beta \\d$', output_mode: 'count_matches', glob: 'f0*' }),
+      ]);
+      expect(alpha.split('\n')[0]).toBe('Found 60 occurrences in 60 files.');
+      expect(beta.split('\n')).toEqual(['Found 10 occurrences in 10 files.', ...Array.from({ length: 10 }, (_, i) => `f0${i}.txt:1`)]);
+    });
+
+    test('an aborted call reports it', async () => {
+      writeFiles(dir.path, { 'a.txt': 'needle\n' });
+      const controller = new AbortController();
+      controller.abort();
+      const result = await callTool(agent, 'Grep', { pattern: 'needle' }, controller.signal);
+      expect(result).toEqual({ output: 'Grep was aborted before it finished.', isError: true });
+    });
+  });
+});
+
+describe('Grep on a file larger than the builtin engine reads at once', () => {
+  const dir = useTempDir();
+
+  test('a large content result (many pipe chunks) is identical with both engines', async () => {
+    const files: Record<string, string> = {};
+    for (let f = 0; f < 200; f++) {
+      files[`d${f % 7}/file${String(f).padStart(3, '0')}.txt`] = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? `hit ${f}:${i} ` : `ctx ${i} `).padEnd(100, 'é')).join('\n') + '\n';
+    }
+    writeFiles(dir.path, files);
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+      const agent = app.createAgent({ cwd: dir.path });
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', '-A': 1, head_limit: 0 })));
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', offset: 6000, head_limit: 3 })));
+      await app.dispose();
+    }
+    expect(outputs[2]).toBe(outputs[0]);
+    expect(outputs[3]).toBe(outputs[1]);
+    expect(outputs[0]!.split('\n').filter((l) => /^d\d\/file\d{3}\.txt:\d+:hit/.test(l))).toHaveLength(200 * 34);
+    expect(outputs[1]!.split('\n')).toEqual([
+      // Files in path order: d0 … d5 hold 172 files (5,848 matches), then d6/file006, 013, 020, 027 (136 more).
+      `d6/file034.txt:49:${'hit 34:48 '.padEnd(100, 'é')}`,
+      `d6/file034.txt:52:${'hit 34:51 '.padEnd(100, 'é')}`,
+      `d6/file034.txt:55:${'hit 34:54 '.padEnd(100, 'é')}`,
+      'Showing matching lines 6,001-6,003 of 6,800 in 200 files. Use offset=6003 to see more.',
+    ]);
+  });
+
+  test('matches and context at the borders of the 1 MiB windows agree with ripgrep', async () => {
+    // 32-byte lines: each 1 MiB window holds exactly 32,768 lines, so the borders are known.
+    const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);
+    const lines: string[] = [];
+    for (let i = 1; i <= 300_000; i++) lines.push((needles.has(i) ? `needle ${i}` : `filler ${i}`).padEnd(31, '.'));
+    writeFiles(dir.path, { 'big.txt': lines.join('\n') + '\n' });
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+      const agent = app.createAgent({ cwd: dir.path });
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^needle', output_mode: 'content', '-B': 2, '-A': 3, head_limit: 0 })));
+      await app.dispose();
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    const rows = outputs[0]!.split('\n');
+    expect(rows.filter((r) => /^big\.txt:\d+:/.test(r)).map((r) => Number(r.split(':')[1]))).toEqual([...needles]);
+    const pad = (t: string) => t.padEnd(31, '.');
+    expect(rows.slice(0, 5)).toEqual([`big.txt:1:${pad('needle 1')}`, `big.txt-2-${pad('filler 2')}`, `big.txt-3-${pad('filler 3')}`, `big.txt-4-${pad('filler 4')}`, '--']);
+    expect(rows.slice(-3)).toEqual([`big.txt-299998-${pad('filler 299998')}`, `big.txt:299999:${pad('needle 299999')}`, `big.txt:300000:${pad('needle 300000')}`]);
+    // Around the first border: 32,767 and 32,768 end the first window, 32,769 starts the second.
+    const border = rows.indexOf(`big.txt:32767:${pad('needle 32767')}`);
+    expect(rows.slice(border - 2, border + 6)).toEqual([
+      `big.txt-32765-${pad('filler 32765')}`,
+      `big.txt-32766-${pad('filler 32766')}`,
+      `big.txt:32767:${pad('needle 32767')}`,
+      `big.txt:32768:${pad('needle 32768')}`,
+      `big.txt:32769:${pad('needle 32769')}`,
+      `big.txt-32770-${pad('filler 32770')}`,
+      `big.txt-32771-${pad('filler 32771')}`,
+      `big.txt-32772-${pad('filler 32772')}`,
+    ]);
+  });
+
+  test('both engines agree on matches, context and line numbers across 1 MiB windows', async () => {
+    // ~9.5 MB: above the 8 MiB whole-file limit, so the builtin engine reads it in windows.
+    const lines: string[] = [];
+    for (let i = 1; i <= 400_000; i++) lines.push(i % 65_537 === 0 ? `needle at ${i}` : `filler line number ${i}`);
+    writeFiles(dir.path, { 'big.log': lines.join('\n') + '\n' });
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
+      const agent = app.createAgent({ cwd: dir.path });
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: 'needle', output_mode: 'content', '-C': 2 })));
+      outputs.push(text(await callTool(agent, 'Grep', { pattern: 'NEEDLE AT \\d+', '-i': true, output_mode: 'count_matches' })));
+      await app.dispose();
+    }
+    expect(outputs[0]).toBe(outputs[2]);
+    expect(outputs[1]).toBe(outputs[3]);
+    expect(outputs[1]).toBe('Found 6 occurrences in 1 file.\nbig.log:6');
+    expect(outputs[0]!.split('\n').slice(0, 6)).toEqual([
+      'big.log-65535-filler line number 65535',
+      'big.log-65536-filler line number 65536',
+      'big.log:65537:needle at 65537',
+      'big.log-65538-filler line number 65538',
+      'big.log-65539-filler line number 65539',
+      '--',
+    ]);
+  });
+});
