@@ -20,15 +20,28 @@ export type ApprovalDecision =
   | { readonly kind: 'ask'; readonly rule?: string }
   | { readonly kind: 'allow'; readonly reason: 'allow-rule' | 'session-grant' | 'tool-default' | 'read-only'; readonly rule?: string };
 
-function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: RuleMatchMode): string | undefined {
-  for (const text of rules) {
-    let rule: ParsedRule;
+/** Rules are parsed once; the same few rule texts are evaluated for every call. */
+const parsedRules = new Map<string, ParsedRule | null>();
+const MAX_CACHED_RULES = 1000;
+
+function parsedRule(text: string): ParsedRule | null {
+  let rule = parsedRules.get(text);
+  if (rule === undefined) {
     try {
       rule = parseRule(text);
     } catch {
-      continue; // Config validation reports malformed rules; a rule that does not parse never matches.
+      rule = null; // Config validation reports malformed rules; a rule that does not parse never matches.
     }
-    if (ruleMatches(rule, { toolName: subject.toolName, matchesRule: subject.matchesRule }, mode)) return text;
+    if (parsedRules.size >= MAX_CACHED_RULES) parsedRules.clear();
+    parsedRules.set(text, rule);
+  }
+  return rule;
+}
+
+function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: RuleMatchMode): string | undefined {
+  for (const text of rules) {
+    const rule = parsedRule(text);
+    if (rule && ruleMatches(rule, { toolName: subject.toolName, matchesRule: subject.matchesRule }, mode)) return text;
   }
   return undefined;
 }

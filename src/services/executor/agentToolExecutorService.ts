@@ -121,19 +121,12 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentToolPolicyService) private readonly policy: IAgentToolPolicyService,
     @inject(IToolArgsValidatorService) private readonly validator: IToolArgsValidatorService,
-    @inject(IAgentToolApprovalService) approval: IAgentToolApprovalService,
+    @inject(IAgentToolApprovalService) private readonly approval: IAgentToolApprovalService,
     @inject(IAgentToolResultTruncationService) private readonly truncation: IAgentToolResultTruncationService,
     @inject(IConfigService) private readonly config: IConfigService,
   ) {
     this.addToolCallGuard(({ name, source }) =>
       this.policy.isToolActive(name, source) ? undefined : `Tool "${name}" is disabled by the active tool policy`,
-    );
-    this.onBeforeExecuteTool(
-      async (ctx) => {
-        const review = await approval.review(ctx);
-        if (!review.approved) ctx.veto(review.result, review.aborted ? 'aborted' : 'denied');
-      },
-      { name: 'approval', order: 0 },
     );
   }
 
@@ -347,47 +340,81 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     return final;
   }
 
+  /**
+   * Listeners with a negative order, then approval (order 0), then the rest. `allow()` from a
+   * listener that runs before approval approves the call; after it, it ends the round.
+   */
   private async runBeforeHooks(
     info: ToolCallInfo,
   ): Promise<{ proceed: true; metadata: Readonly<Record<string, unknown>> } | { proceed: false; result: ToolResult; outcome: ToolCallOutcome }> {
     let metadata: Readonly<Record<string, unknown>> = {};
-    // One context per call, shared by its listeners; the verdict of each listener is read after it runs.
     let veto: { result: ToolResult; outcome: ToolCallOutcome } | undefined;
     let allowed = false;
     let waits: Promise<unknown>[] | undefined;
-    const ctx: BeforeExecuteContext = {
-      ...info,
-      veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
-        veto ??= { result, outcome };
-      },
-      allow: () => {
-        allowed = true;
-      },
-      pass: (more: Readonly<Record<string, unknown>>) => {
-        metadata = { ...metadata, ...more };
-      },
-      waitUntil: (work: Promise<unknown>) => {
-        (waits ??= []).push(work);
-      },
-    };
-    for (const hook of this.beforeHooks) {
-      waits = undefined;
-      try {
-        const returned = hook.listener(ctx);
-        if (returned) await returned;
-        if (waits) await Promise.all(waits);
-      } catch (error) {
-        if (info.signal.aborted) return { proceed: false, result: toolError(`Tool "${info.name}" was aborted`), outcome: 'aborted' };
-        return {
-          proceed: false,
-          result: toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${errorMessage(error)}`),
-          outcome: 'vetoed',
-        };
-      }
+    // One context per call, made only when a listener needs it.
+    let ctx: BeforeExecuteContext | undefined;
+    const context = (): BeforeExecuteContext =>
+      (ctx ??= {
+        ...info,
+        veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
+          veto ??= { result, outcome };
+        },
+        allow: () => {
+          allowed = true;
+        },
+        pass: (more: Readonly<Record<string, unknown>>) => {
+          metadata = { ...metadata, ...more };
+        },
+        waitUntil: (work: Promise<unknown>) => {
+          (waits ??= []).push(work);
+        },
+      });
+    const hooks = this.beforeHooks;
+    let at = 0;
+    for (; at < hooks.length && hooks[at]!.order < 0; at++) {
+      const failure = await this.runBeforeHook(hooks[at]!, info, context(), () => waits, () => (waits = undefined));
+      if (failure) return failure;
+      if (veto) return { proceed: false, result: normalizeToolResult(info.name, veto.result), outcome: veto.outcome };
+      if (allowed) return { proceed: true, metadata };
+    }
+    try {
+      const review = await this.approval.review(info);
+      if (!review.approved) return { proceed: false, result: normalizeToolResult(info.name, review.result), outcome: review.aborted ? 'aborted' : 'denied' };
+    } catch (error) {
+      if (info.signal.aborted) return { proceed: false, result: toolError(`Tool "${info.name}" was aborted`), outcome: 'aborted' };
+      return { proceed: false, result: toolError(`Approval failed for tool "${info.name}": ${errorMessage(error)}`), outcome: 'denied' };
+    }
+    for (; at < hooks.length; at++) {
+      const failure = await this.runBeforeHook(hooks[at]!, info, context(), () => waits, () => (waits = undefined));
+      if (failure) return failure;
       if (veto) return { proceed: false, result: normalizeToolResult(info.name, veto.result), outcome: veto.outcome };
       if (allowed) break;
     }
     return { proceed: true, metadata };
+  }
+
+  private async runBeforeHook(
+    hook: Hook<BeforeExecuteListener>,
+    info: ToolCallInfo,
+    ctx: BeforeExecuteContext,
+    pendingWaits: () => Promise<unknown>[] | undefined,
+    clearWaits: () => void,
+  ): Promise<{ proceed: false; result: ToolResult; outcome: ToolCallOutcome } | undefined> {
+    clearWaits();
+    try {
+      const returned = hook.listener(ctx);
+      if (returned) await returned;
+      const waits = pendingWaits();
+      if (waits) await Promise.all(waits);
+      return undefined;
+    } catch (error) {
+      if (info.signal.aborted) return { proceed: false, result: toolError(`Tool "${info.name}" was aborted`), outcome: 'aborted' };
+      return {
+        proceed: false,
+        result: toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${errorMessage(error)}`),
+        outcome: 'vetoed',
+      };
+    }
   }
 
   private async runWillHooks(info: ToolCallInfo): Promise<ToolResult | undefined> {
