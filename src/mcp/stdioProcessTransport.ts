@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSdk } from './sdk';
 
 export interface StdioProcessOptions {
   readonly command: string;
@@ -40,7 +41,7 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private readonly readBuffer: ReadBuffer = new (mcpSdk.sharedStdio().ReadBuffer)({ maxBufferSize: MAX_MESSAGE_BYTES });
   private failure: string | undefined;
   private stderrTail = '';
   private exitInfo: ProcessExit | undefined;
@@ -149,7 +150,7 @@ export class StdioProcessTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return Promise.reject(new Error('Not connected: the server process is not running.'));
     return new Promise((resolve, reject) => {
-      const ok = stdin.write(serializeMessage(message), (error) => {
+      const ok = stdin.write(mcpSdk.sharedStdio().serializeMessage(message), (error) => {
         if (error) reject(error);
       });
       if (ok) resolve();

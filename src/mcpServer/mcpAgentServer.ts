@@ -1,17 +1,16 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  type ElicitRequestFormParams,
-  type ElicitResult,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  type ProgressToken,
-  type RequestId,
-  type ServerNotification,
-  type Tool as McpTool,
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  ListToolsResult,
+  ProgressToken,
+  RequestId,
+  ServerNotification,
+  Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSdk } from '../mcp/sdk';
 import { errorMessage } from '../base/errors';
 import { DisposableStore } from '../base/lifecycle';
 import type { Agent } from '../scopes/agentScope';
@@ -118,7 +117,7 @@ export class McpAgentServer {
     this.elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const cwd = agent.get(IAgentWorkspaceService).cwd;
-    this.server = new Server(
+    this.server = new (mcpSdk.server().Server)(
       { name: options.name ?? 'toolhost', version: options.version ?? packageVersion() },
       {
         capabilities: { tools: { listChanged: true } },
@@ -145,13 +144,13 @@ export class McpAgentServer {
           : 'cannot ask the client for approvals (no elicitation)';
       this.log(`serving ${this.listTools().length} tools from ${cwd} to ${client ? `${client.name} ${client.version}` : 'a client'}; it ${asks}`);
     };
-    this.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => {
+    this.server.setRequestHandler(mcpSdk.types().ListToolsRequestSchema, (): ListToolsResult => {
       const tools = this.listTools();
       this.known = fingerprint(tools);
       this.knownNames = tools.map((t) => t.name);
       return { tools };
     });
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    this.server.setRequestHandler(mcpSdk.types().CallToolRequestSchema, (request, extra) => {
       const work = this.call(request.params.name, request.params.arguments, {
         signal: extra.signal,
         requestId: extra.requestId,

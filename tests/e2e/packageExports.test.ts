@@ -65,3 +65,8 @@ test('an App built from the package lists Read, Write and Edit', async () => {
   expect(agent.registry.list().map((r) => r.tool.name)).toEqual(expect.arrayContaining(['Read', 'Write', 'Edit']));
   await app.dispose();
 });
+
+test('loading the package does not load the MCP SDK (it is required on first use)', () => {
+  const loaded = Object.keys(require.cache).filter((file) => file.includes(`${nodePath.sep}@modelcontextprotocol${nodePath.sep}sdk${nodePath.sep}`));
+  expect(loaded).toEqual([]);
+});

@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { errorMessage } from '../../base/errors';
 import { McpAgentServer } from '../../mcpServer/mcpAgentServer';
@@ -8,6 +7,7 @@ import { watchConfigFile } from '../../services/config/configFileWatcher';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, UsageError } from '../io';
+import { mcpSdk } from '../../mcp/sdk';
 
 interface ServeFlags extends WorkspaceFlags {
   readonly yes?: boolean;
@@ -78,7 +78,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   void server.closed.then(() => stop('the connection closed'));
 
   try {
-    await server.connect(new StdioServerTransport(stdin, stdout));
+    await server.connect(new (mcpSdk.serverStdio().StdioServerTransport)(stdin, stdout));
     const why = await stopped;
     log(`shutting down: ${why}`);
   } finally {

@@ -1,9 +1,7 @@
 import * as nodePath from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Tool as McpListedTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Tool as McpListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { errorMessage, isErrnoException, isErrorLike } from '../../base/errors';
 import type { McpCallToolAnswer } from '../../mcp/callResult';
@@ -22,6 +20,7 @@ import {
   type McpToolDefinition,
   type McpWarning,
 } from './mcpConnections';
+import { mcpSdk } from '../../mcp/sdk';
 
 /** What a connection needs from its manager. */
 export interface McpConnectionHost {
@@ -36,7 +35,7 @@ export interface McpConnectionHost {
 
 /** Output schemas the SDK's Ajv cannot compile are not held against the server's results. */
 class LenientSchemaValidator implements jsonSchemaValidator {
-  private readonly inner = new AjvJsonSchemaValidator();
+  private readonly inner = new (mcpSdk.ajvValidator().AjvJsonSchemaValidator)();
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
     try {
       return this.inner.getValidator<T>(schema);
@@ -163,11 +162,11 @@ export class McpServerConnection {
     let transport: Transport | undefined;
     try {
       transport = this.createTransport();
-      client = new Client({ name: 'toolhost', version: this.host.clientVersion }, { capabilities: {}, jsonSchemaValidator: new LenientSchemaValidator() });
+      client = new (mcpSdk.client().Client)({ name: 'toolhost', version: this.host.clientVersion }, { capabilities: {}, jsonSchemaValidator: new LenientSchemaValidator() });
       const owned = client;
       client.onclose = () => this.onClosed(generation, owned);
       client.onerror = () => undefined; // Transport noise (a stray stdout line); failures surface as closes or call errors.
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(generation));
+      client.setNotificationHandler(mcpSdk.types().ToolListChangedNotificationSchema, () => this.refreshTools(generation));
       this.client = client;
       this.transport = transport;
       await client.connect(transport, { signal: abort.signal, timeout: limit });
@@ -226,7 +225,7 @@ export class McpServerConnection {
     }
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(this.config.headers ?? {})) headers[key] = expandOrThrow(value, env, where(`headers.${key}`));
-    return new StreamableHTTPClientTransport(parsed, { requestInit: { headers } });
+    return new (mcpSdk.streamableHttp().StreamableHTTPClientTransport)(parsed, { requestInit: { headers } });
   }
 
   private describeStartError(error: unknown, transport: Transport | undefined): string {
@@ -234,11 +233,11 @@ export class McpServerConnection {
       return `the command "${this.config.command}" was not found (ENOENT); check "command" and PATH`;
     }
     if (isErrnoException(error) && error.code === 'EACCES') return `the command "${this.config.command}" is not executable (EACCES)`;
-    if (error instanceof StreamableHTTPError && error.code !== undefined) {
+    if (error instanceof mcpSdk.streamableHttp().StreamableHTTPError && error.code !== undefined) {
       const hint = error.code === 401 || error.code === 403 ? `; check mcpServers.${this.name}.headers` : '';
       return `the server answered HTTP ${error.code} (${error.message})${hint}`;
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof mcpSdk.types().McpError && error.code === mcpSdk.types().ErrorCode.ConnectionClosed) {
       return transport instanceof StdioProcessTransport ? 'the process closed the connection before initialize finished' : 'the connection closed before initialize finished';
     }
     return causeText(error);
@@ -388,14 +387,14 @@ export class McpServerConnection {
       })) as McpCallToolAnswer;
     } catch (error) {
       if (signal?.aborted) throw new McpCallError('aborted', `The call to "${tool}" on MCP server "${this.name}" was aborted.`);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (error instanceof mcpSdk.types().McpError && error.code === mcpSdk.types().ErrorCode.RequestTimeout) {
         throw new McpCallError(
           'timeout',
           `MCP tool "${tool}" on server "${this.name}" did not answer within ${timeout} ms (no progress either), so the request was cancelled. ` +
             `The limit is mcpServers.${this.name}.timeoutMs.`,
         );
       }
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      if (error instanceof mcpSdk.types().McpError && error.code === mcpSdk.types().ErrorCode.ConnectionClosed) {
         const reason = this.state === 'failed' && this.errorText ? this.errorText : describeExit(this.transport) ?? 'the connection closed';
         throw new McpCallError('connection_lost', `MCP server "${this.name}" stopped while "${tool}" was running: ${reason}.`);
       }
@@ -406,7 +405,7 @@ export class McpServerConnection {
         this.fail(`it could not be reached: ${cause}`, 'server_stopped', (text) => `MCP server "${this.name}" stopped: ${text}. Its tools were removed; it is not restarted automatically.`);
         throw new McpCallError('connection_lost', `MCP server "${this.name}" could not be reached to call "${tool}": ${cause}. Its tools were removed.`);
       }
-      if (error instanceof McpError) throw new McpCallError('error', `MCP server "${this.name}" answered "${tool}" with an error: ${error.message}`);
+      if (error instanceof mcpSdk.types().McpError) throw new McpCallError('error', `MCP server "${this.name}" answered "${tool}" with an error: ${error.message}`);
       throw new McpCallError('error', `Calling "${tool}" on MCP server "${this.name}" failed: ${causeText(error)}`);
     } finally {
       local.dispose();
@@ -445,7 +444,7 @@ export class McpServerConnection {
     const wasActive = this.stateValue !== 'disabled';
     this.toolList = [];
     if (wasActive) this.setState('closed');
-    if (transport instanceof StreamableHTTPClientTransport) {
+    if (transport instanceof mcpSdk.streamableHttp().StreamableHTTPClientTransport) {
       // Ends the server's session (HTTP DELETE); bounded, the server may be gone.
       await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     }
