@@ -62,8 +62,16 @@ function isSshKeyName(base: string): boolean {
   return false;
 }
 
+/**
+ * Every sensitive path contains one of these; most paths contain none, and one regex test lets
+ * them through without splitting the path (Glob and Grep ask for every file they see).
+ */
+const MAYBE_SENSITIVE =
+  /\.env|id_[rde]|credential|netrc|pgpass|npmrc|pypirc|htpasswd|vault-token|\.boto|s3cfg|secring|\.(?:pem|key|p12|pfx|jks|keystore|ppk)$|(?:^|[\\/])\.(?:ssh|gnupg|aws|gcp|azure|kube|docker|password-store)(?:[\\/]|$)|gcloud|(?:^|[\\/])gh[\\/]/i;
+
 /** Whether a path names a file that holds secrets. */
 export function isSensitivePath(path: string): boolean {
+  if (!MAYBE_SENSITIVE.test(path)) return false;
   const normalized = path.replace(/\\/g, '/').toLowerCase();
   const segments = normalized.split('/').filter((s) => s.length > 0);
   const base = segments[segments.length - 1] ?? '';

@@ -113,6 +113,19 @@ export class GlobTool implements ExecutableTool<GlobInput> {
   }
 }
 
+/** Compiled patterns, reused across calls: a model repeats the same few patterns. */
+const compiledGlobs = new Map<string, (path: string) => boolean>();
+
+function compiledGlob(pattern: string): (path: string) => boolean {
+  let matcher = compiledGlobs.get(pattern);
+  if (!matcher) {
+    if (compiledGlobs.size >= 256) compiledGlobs.clear();
+    matcher = picomatch(pattern, { dot: true, posix: true });
+    compiledGlobs.set(pattern, matcher);
+  }
+  return matcher;
+}
+
 /** Lists the files under `root` matching a tinyglobby pattern, newest first, secrets left out. */
 export async function listGlob(fs: SearchFs, root: string, pattern: string, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
   const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
@@ -123,7 +136,7 @@ export async function listGlob(fs: SearchFs, root: string, pattern: string, opti
   // modification time while the walk goes on: the thread pool lists further folders meanwhile.
   // tinyglobby's result stays the authority; anything not seen here is handled afterwards.
   const early = new Map<string, number | 'secret' | 'gone'>();
-  const willMatch = local ? picomatch(pattern, { dot: true, posix: true }) : undefined;
+  const willMatch = local ? compiledGlob(pattern) : undefined;
   const stampFiles = (dir: string, entries: readonly Dirent[]): void => {
     const base = dir.endsWith('/') ? dir : `${dir}/`;
     for (const entry of entries) {
