@@ -4,7 +4,7 @@
  */
 
 /** Basenames that are secrets wherever they are. */
-const SENSITIVE_BASENAMES = new Set([
+export const SENSITIVE_BASENAMES: ReadonlySet<string> = new Set([
   '.env',
   '.netrc',
   '_netrc',
@@ -21,14 +21,14 @@ const SENSITIVE_BASENAMES = new Set([
 ]);
 
 /** `.env.<anything>` is a secret except these templates. */
-const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template']);
+export const ENV_TEMPLATES: ReadonlySet<string> = new Set(['.env.example', '.env.sample', '.env.template']);
 
 /** SSH private keys: the name itself, `-`/`_` variants, or backup suffixes; `.pub` is public. */
-const SSH_KEY_PREFIXES = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk'];
-const BACKUP_SUFFIXES = new Set(['.bak', '.backup', '.copy', '.disabled', '.key', '.old', '.orig', '.pem', '.save', '.tmp']);
+export const SSH_KEY_PREFIXES: readonly string[] = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk'];
+export const BACKUP_SUFFIXES: ReadonlySet<string> = new Set(['.bak', '.backup', '.copy', '.disabled', '.key', '.old', '.orig', '.pem', '.save', '.tmp']);
 
 /** Private-key and keystore extensions. */
-const SENSITIVE_EXTENSIONS = ['.pem', '.key', '.p12', '.pfx', '.jks', '.keystore', '.ppk'];
+export const SENSITIVE_EXTENSIONS: readonly string[] = ['.pem', '.key', '.p12', '.pfx', '.jks', '.keystore', '.ppk'];
 
 /** Directories whose contents are secrets (matched as path segments), with their public exceptions. */
 const SENSITIVE_DIRECTORIES: ReadonlyArray<{ segments: string[]; except?: (basename: string) => boolean }> = [
@@ -62,12 +62,22 @@ function isSshKeyName(base: string): boolean {
   return false;
 }
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * Every sensitive path contains one of these; most paths contain none, and one regex test lets
- * them through without splitting the path (Glob and Grep ask for every file they see).
+ * Every sensitive path contains one of these names, ends in one of these extensions, or has one
+ * of these directories as a segment. Most paths match none, and one regex test (built from the
+ * lists above, so it cannot drift from them) lets them through without splitting the path: Glob
+ * and Grep ask for every file they see.
  */
-const MAYBE_SENSITIVE =
-  /\.env|id_[rde]|credential|netrc|pgpass|npmrc|pypirc|htpasswd|vault-token|\.boto|s3cfg|secring|\.(?:pem|key|p12|pfx|jks|keystore|ppk)$|(?:^|[\\/])\.(?:ssh|gnupg|aws|gcp|azure|kube|docker|password-store)(?:[\\/]|$)|gcloud|(?:^|[\\/])gh[\\/]/i;
+const MAYBE_SENSITIVE = new RegExp(
+  [
+    ...['.env', ...SENSITIVE_BASENAMES, ...SSH_KEY_PREFIXES].map(escapeRegExp),
+    `(?:${SENSITIVE_EXTENSIONS.map(escapeRegExp).join('|')})$`,
+    `(?:^|[\\\\/])(?:${SENSITIVE_DIRECTORIES.map((d) => escapeRegExp(d.segments[d.segments.length - 1]!)).join('|')})(?:[\\\\/]|$)`,
+  ].join('|'),
+  'i',
+);
 
 /** Whether a path names a file that holds secrets. */
 export function isSensitivePath(path: string): boolean {

@@ -1,8 +1,11 @@
+import { BACKUP_SUFFIXES, ENV_TEMPLATES, SENSITIVE_BASENAMES, SENSITIVE_EXTENSIONS, SSH_KEY_PREFIXES } from '../../../tool/sensitivePaths';
+
 /**
  * The files that hold secrets (src/tool/sensitivePaths.ts), as gitignore rules that ripgrep reads
  * with `--ignore-file`, so it never opens them. The rules are a subset of isSensitivePath: they
  * only ever leave out files that isSensitivePath calls sensitive, never a folder, and never any
- * other file. Both engines filter every result with isSensitivePath as well (that covers what
+ * other file. The name and extension rules are built from the same lists; the directory rules
+ * are written out (gitignore cannot express their exceptions as functions). Both engines filter every result with isSensitivePath as well (that covers what
  * gitignore cannot say, such as upper-case names), so their results agree.
  */
 const DIRECTORY_RULES = [
@@ -30,30 +33,14 @@ const DIRECTORY_RULES = [
   '**/.config/gh/hosts.yml/**',
 ];
 
-const EXTENSION_RULES = ['.pem', '.key', '.p12', '.pfx', '.jks', '.keystore', '.ppk'].map((ext) => `?*${ext}`);
-
-const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk'];
-const BACKUP_SUFFIXES = ['.bak', '.backup', '.copy', '.disabled', '.key', '.old', '.orig', '.pem', '.save', '.tmp'];
+const EXTENSION_RULES = SENSITIVE_EXTENSIONS.map((ext) => `?*${ext}`);
 
 const NAME_RULES = [
   '.env',
   '.env.*',
-  '!.env.example',
-  '!.env.sample',
-  '!.env.template',
-  '.netrc',
-  '_netrc',
-  '.pgpass',
-  '.npmrc',
-  '.pypirc',
-  '.git-credentials',
-  '.htpasswd',
-  '.vault-token',
-  '.boto',
-  '.s3cfg',
-  'credentials',
-  'secring.gpg',
-  ...SSH_KEYS.flatMap((key) => [key, `${key}-*`, `${key}_*`, ...BACKUP_SUFFIXES.map((s) => `${key}${s}`)]),
+  ...[...ENV_TEMPLATES].map((template) => `!${template}`),
+  ...SENSITIVE_BASENAMES,
+  ...SSH_KEY_PREFIXES.flatMap((key) => [key, `${key}-*`, `${key}_*`, ...[...BACKUP_SUFFIXES].map((s) => `${key}${s}`)]),
   '!id_*.pub',
 ];
 
