@@ -1,11 +1,11 @@
 import { injectable } from 'inversify';
 import { createApp } from '../src/scopes/appScope';
-import { Feature } from '../src/scopes/feature';
-import { createServiceId } from '../src/scopes/serviceId';
-import { registerAgentToolService } from '../src/scopes/toolContribution';
+import { Feature } from '../src/di/feature';
+import { createServiceId } from '../src/di/serviceId';
+import { registerAgentToolService } from '../src/di/toolContribution';
 import { ToolAccesses } from '../src/tool/accesses';
 import type { ExecutableTool, ToolExecution } from '../src/tool/contract';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { fmt, median, nowMs, table } from './util';
 
 function contributedFeature(count: number): Feature {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
 import type { RunnableToolExecution } from '../src/tool/contract';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { BIG_OUTPUT_COMMAND } from './bashChild';
 import { benchDir, fmt, measureProcess, median, nowMs, table } from './util';
 

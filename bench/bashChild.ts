@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 
 export const BIG_OUTPUT_COMMAND = 'yes 0123456789abcdef | head -c 100000000';
 

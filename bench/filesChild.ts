@@ -7,9 +7,9 @@ import 'reflect-metadata';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
-import { Feature } from '../src/scopes/feature';
+import { Feature } from '../src/di/feature';
 import type { Agent } from '../src/scopes/agentScope';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { readTool } from '../src/tools/os/read/readTool';
 
 async function call(agent: Agent, name: string, input: object): Promise<string> {

@@ -4,8 +4,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createApp } from '../src/scopes/appScope';
 import { ToolArgsValidatorService } from '../src/services/argsValidation/toolArgsValidatorService';
 import type { ToolCall } from '../src/services/executor/toolExecutor';
-import { IMcpConnectionManager } from '../src/services/mcp/mcpConnections';
-import { createMcpFeature } from '../src/services/mcp/mcpFeature';
+import { IMcpConnectionManager } from '../src/features/mcp/client/mcpConnections';
+import { createMcpFeature } from '../src/features/mcp/mcpFeature';
 import { fmt, median, nowMs, table } from './util';
 
 // bench/ compiles to .bench-out/bench/: the fixture stays in the source tree.

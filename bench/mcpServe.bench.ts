@@ -4,8 +4,8 @@ import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpAgentServer } from '../src/mcpServer/mcpAgentServer';
-import { McpServeInteractions } from '../src/mcpServer/mcpServeInteractions';
+import { McpAgentServer } from '../src/features/mcp/serve/mcpAgentServer';
+import { McpServeInteractions } from '../src/features/mcp/serve/mcpServeInteractions';
 import { createApp } from '../src/scopes/appScope';
 import { benchDir, fmt, median, nowMs, table } from './util';
 

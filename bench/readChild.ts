@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 
 async function main(): Promise<void> {
   const [file, mode, warm] = process.argv.slice(2) as [string, 'head' | 'tail', string | undefined];

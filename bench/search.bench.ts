@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
 import type { GrepEngineSetting } from '../src/services/config/configSchema';
 import type { ToolExecution, ToolResult } from '../src/tool/contract';
-import { builtinFeatures } from '../src/tools/builtinFeatures';
+import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { parseRustRegex } from '../src/tools/os/grep/rustRegex';
 import { ripgrepArgs } from '../src/tools/os/grep/ripgrepEngine';
 import { vscodeRipgrepBinary } from '../src/tools/os/grep/ripgrepLocator';

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 
 // Scopes and registration
-export { createServiceId, serviceIdName, type ServiceIdentifier } from './scopes/serviceId';
+export { createServiceId, serviceIdName, type ServiceIdentifier } from './di/serviceId';
 export { App, createApp, type CreateAppOptions } from './scopes/appScope';
 export { Agent, AgentCreationError, type CreateAgentOptions } from './scopes/agentScope';
-export { Feature, defineFeature, type ScopeBindings } from './scopes/feature';
+export { Feature, defineFeature, type ScopeBindings } from './di/feature';
 export {
   registerAgentToolService,
   IAgentToolContribution,
@@ -16,7 +16,7 @@ export {
   type AgentToolContributionOptions,
   type RuntimeCapability,
   type ServiceAccessor,
-} from './scopes/toolContribution';
+} from './di/toolContribution';
 export { CORE_APP_SERVICES } from './scopes/coreModules';
 
 // The contract kit
@@ -72,7 +72,7 @@ export {
   type InactiveToolPattern,
   type InactiveToolPatternReason,
 } from './toolPolicy/findInactiveToolPatterns';
-export { IAgentToolPolicyService } from './toolPolicy/toolPolicy';
+export { IAgentToolPolicyService } from './services/toolPolicy/toolPolicy';
 
 // Services: contracts and identifiers
 export { IConfigService, IInitialConfig } from './services/config/config';
@@ -89,7 +89,7 @@ export {
   type ToolPolicyConfig,
 } from './services/config/configSchema';
 export { GREP_ENGINES, type GlobConfig, type GrepConfig, type GrepEngineSetting } from './services/config/configSchema';
-export { IGrepEngineService, IRipgrepLocatorService, type GrepEngineChoice } from './services/grep/grepEngine';
+export { IGrepEngineService, IRipgrepLocatorService, type GrepEngineChoice } from './tools/os/grep/grepEngineSelection';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
 export { IAgentWorkspaceService, IAgentOptions, type AgentOptions } from './services/workspace/workspace';
@@ -125,8 +125,8 @@ export {
   type TaskOutputRequest,
   type TaskOutputSlice,
   type TaskWaitResult,
-} from './services/task/task';
-export { AgentTaskService } from './services/task/agentTaskService';
+} from './tools/task/contract';
+export { AgentTaskService } from './tools/task/agentTaskService';
 
 // The executor, approval, the output budget, the host interface
 export {
@@ -203,16 +203,16 @@ export {
   type OpenAiTool,
   type AnthropicTool,
 } from './tool/modelToolFormats';
-export { IAgentStartup } from './scopes/agentStartup';
+export { IAgentStartup } from './di/agentStartup';
 
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature, createToolSelectFeature } from './tools/builtinFeatures';
+export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature, createToolSelectFeature } from './scopes/builtinFeatures';
 export { SelectToolsTool, ISelectToolsTool, selectToolsTool } from './tools/selectTools/selectToolsTool';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';
 export { WriteTool, IWriteTool, writeTool } from './tools/os/write/writeTool';
 export { WriteInputSchema, type WriteInput } from './tools/os/write/write';
-export { writeFileAtomic, type AtomicWriteSink, type AtomicWriteOptions, type AtomicWriteResult } from './tools/os/write/atomicWrite';
+export { writeFileAtomic, type AtomicWriteSink, type AtomicWriteOptions, type AtomicWriteResult } from './base/fs/atomicWrite';
 export { EditTool, IEditTool, editTool } from './tools/edit/editTool';
 export { EditInputSchema, type EditInput } from './tools/edit/edit';
 export {
@@ -220,7 +220,7 @@ export {
   type FileSnapshot,
   type CurrentFileState,
   type StaleWriteCheck,
-} from './services/fileState/fileState';
+} from './tools/os/contract';
 export { BashTool, IBashTool, bashTool } from './tools/os/bash/bashTool';
 export { createBashInputSchema, type BashInput } from './tools/os/bash/bash';
 export { classifyCommand, isReadOnlySedScript, READ_ONLY_COMMANDS, type CommandClassification } from './tools/os/bash/readOnlyCommand';
@@ -241,21 +241,21 @@ export {
   DEFAULT_LIST_CHANGED_DELAY_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
   type McpAgentServerOptions,
-} from './mcpServer/mcpAgentServer';
+} from './features/mcp/serve/mcpAgentServer';
 export {
   McpServeInteractions,
   approvalElicitation,
   approvalFromElicitation,
   type McpElicitor,
   type McpServeInteractionsOptions,
-} from './mcpServer/mcpServeInteractions';
-export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './mcpServer/mcpMapping';
-export { AccessGate } from './mcpServer/accessGate';
+} from './features/mcp/serve/mcpServeInteractions';
+export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './features/mcp/serve/mcpMapping';
+export { AccessGate } from './features/mcp/serve/accessGate';
 export { watchConfigFile, type ConfigFileWatchOptions } from './services/config/configFileWatcher';
 
 // MCP servers as a tool source
-export { qualifyMcpToolName, sanitizeMcpNamePart, fnv1a32Hex, mcpServerToolPrefix, MAX_QUALIFIED_TOOL_NAME_LENGTH } from './mcp/toolNaming';
-export { mapMcpCallResult, mapMcpContentBlock, type McpCallToolAnswer } from './mcp/callResult';
+export { qualifyMcpToolName, sanitizeMcpNamePart, fnv1a32Hex, mcpServerToolPrefix, MAX_QUALIFIED_TOOL_NAME_LENGTH } from './features/mcp/client/toolNaming';
+export { mapMcpCallResult, mapMcpContentBlock, type McpCallToolAnswer } from './features/mcp/client/callResult';
 export {
   McpServerConfigSchema,
   McpServersConfigSchema,
@@ -265,8 +265,8 @@ export {
   type McpServerConfigInput,
   type McpServersConfig,
   type McpTransportKind,
-} from './mcp/mcpConfig';
-export { expandEnvReferences } from './mcp/envExpansion';
+} from './features/mcp/mcpConfig';
+export { expandEnvReferences } from './features/mcp/client/envExpansion';
 export {
   IMcpConnectionManager,
   IMcpClientOptions,
@@ -282,10 +282,10 @@ export {
   type McpProgress,
   type McpCallOptions,
   type McpCallErrorKind,
-} from './services/mcp/mcpConnections';
-export { IAgentMcpService, type McpToolInfo, type McpToolsChange } from './services/mcp/agentMcp';
-export { McpTool } from './services/mcp/mcpTool';
-export { createMcpFeature } from './services/mcp/mcpFeature';
+} from './features/mcp/client/mcpConnections';
+export { IAgentMcpService, type McpToolInfo, type McpToolsChange } from './features/mcp/client/agentMcp';
+export { McpTool } from './features/mcp/client/mcpTool';
+export { createMcpFeature } from './features/mcp/mcpFeature';
 
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';

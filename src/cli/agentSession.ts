@@ -1,6 +1,6 @@
 import type { Container } from 'inversify';
-import { IAgentMcpService } from '../services/mcp/agentMcp';
-import { IMcpClientOptions } from '../services/mcp/mcpConnections';
+import { IAgentMcpService } from '../features/mcp/client/agentMcp';
+import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';

@@ -13,10 +13,10 @@ import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/
 import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry';
 import { IAgentToolSelectService, type ModelToolInfo } from '../services/toolSelect/toolSelect';
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
-import { IAgentStartup } from './agentStartup';
+import { IAgentStartup } from '../di/agentStartup';
 import { coreAgentModule } from './coreModules';
-import type { Feature } from './feature';
-import type { AgentToolContribution, ServiceAccessor } from './toolContribution';
+import type { Feature } from '../di/feature';
+import type { AgentToolContribution, ServiceAccessor } from '../di/toolContribution';
 
 export interface CreateAgentOptions {
   /** Unique within the App; default `agent-<n>`. */

@@ -6,9 +6,9 @@ import type { ToolhostConfig, ToolhostConfigInput } from '../services/config/con
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { Agent, type AgentHost, type CreateAgentOptions } from './agentScope';
 import { CORE_APP_SERVICES, coreAppModule } from './coreModules';
-import { builtinFeatures } from '../tools/builtinFeatures';
-import type { Feature } from './feature';
-import { IAgentToolContribution } from './toolContribution';
+import { builtinFeatures } from './builtinFeatures';
+import type { Feature } from '../di/feature';
+import { IAgentToolContribution } from '../di/toolContribution';
 
 export interface CreateAppOptions {
   /** The features to build the App from; default: every builtin feature. Tests pass exactly what they need. */

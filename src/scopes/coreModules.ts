@@ -28,10 +28,10 @@ import { AgentToolSelectService } from '../services/toolSelect/agentToolSelectSe
 import { IAgentUserToolService } from '../services/userTools/userTools';
 import { AgentUserToolService } from '../services/userTools/agentUserToolService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
-import { IAgentStartup } from './agentStartup';
+import { IAgentStartup } from '../di/agentStartup';
 import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
-import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
-import { AgentToolPolicyService } from '../toolPolicy/toolPolicyService';
+import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
+import { AgentToolPolicyService } from '../services/toolPolicy/agentToolPolicyService';
 
 /** App-scope services of the core; each must resolve from an App with no agent. */
 export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService];

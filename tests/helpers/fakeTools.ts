@@ -1,7 +1,7 @@
 import { injectable } from 'inversify';
 import { z } from 'zod';
-import { createServiceId } from '../../src/scopes/serviceId';
-import { type AgentToolContribution, type AgentToolContributionOptions, registerAgentToolService } from '../../src/scopes/toolContribution';
+import { createServiceId } from '../../src/di/serviceId';
+import { type AgentToolContribution, type AgentToolContributionOptions, registerAgentToolService } from '../../src/di/toolContribution';
 import { ToolAccesses } from '../../src/tool/accesses';
 import type { ExecutableTool, JsonSchema, ToolExecution } from '../../src/tool/contract';
 import { toInputJsonSchema } from '../../src/tool/inputSchema';

@@ -1,13 +1,13 @@
 import * as nodePath from 'node:path';
-import type { McpServerConfigInput } from '../../src/mcp/mcpConfig';
+import type { McpServerConfigInput } from '../../src/features/mcp/mcpConfig';
 import type { Agent } from '../../src/scopes/agentScope';
 import { type App, createApp } from '../../src/scopes/appScope';
 import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
 import type { ToolCallResult } from '../../src/services/executor/toolExecutor';
-import { IAgentMcpService } from '../../src/services/mcp/agentMcp';
-import { IMcpClientOptions, IMcpConnectionManager, type McpServerState, type McpWarning } from '../../src/services/mcp/mcpConnections';
-import { McpConnectionManager } from '../../src/services/mcp/mcpConnectionManager';
-import { createMcpFeature } from '../../src/services/mcp/mcpFeature';
+import { IAgentMcpService } from '../../src/features/mcp/client/agentMcp';
+import { IMcpClientOptions, IMcpConnectionManager, type McpServerState, type McpWarning } from '../../src/features/mcp/client/mcpConnections';
+import { McpConnectionManager } from '../../src/features/mcp/client/mcpConnectionManager';
+import { createMcpFeature } from '../../src/features/mcp/mcpFeature';
 import type { ToolOutput } from '../../src/tool/contract';
 
 export const FIXTURE_SERVER = nodePath.resolve(__dirname, '../fixtures/mcp/fixtureServer.cjs');

@@ -6,15 +6,15 @@ import {
   type ElicitResult,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpAgentServer, type McpAgentServerOptions } from '../../src/mcpServer/mcpAgentServer';
-import { McpServeInteractions } from '../../src/mcpServer/mcpServeInteractions';
+import { McpAgentServer, type McpAgentServerOptions } from '../../src/features/mcp/serve/mcpAgentServer';
+import { McpServeInteractions } from '../../src/features/mcp/serve/mcpServeInteractions';
 import type { Agent } from '../../src/scopes/agentScope';
 import { type App, createApp } from '../../src/scopes/appScope';
-import { Feature } from '../../src/scopes/feature';
-import type { AgentToolContribution } from '../../src/scopes/toolContribution';
+import { Feature } from '../../src/di/feature';
+import type { AgentToolContribution } from '../../src/di/toolContribution';
 import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
 import type { ISessionInteractionService } from '../../src/services/interaction/interaction';
-import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 
 export type ElicitationHandler = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
 

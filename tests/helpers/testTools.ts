@@ -1,7 +1,7 @@
 import { injectable } from 'inversify';
 import { z } from 'zod';
-import { createServiceId } from '../../src/scopes/serviceId';
-import { type AgentToolContribution, registerAgentToolService } from '../../src/scopes/toolContribution';
+import { createServiceId } from '../../src/di/serviceId';
+import { type AgentToolContribution, registerAgentToolService } from '../../src/di/toolContribution';
 import type { ToolAccesses } from '../../src/tool/accesses';
 import type { ExecutableTool, JsonSchema, ToolExecution, ToolExecutionContext, ToolResult } from '../../src/tool/contract';
 import { toInputJsonSchema } from '../../src/tool/inputSchema';

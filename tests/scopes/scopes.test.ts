@@ -1,13 +1,13 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { createApp } from '../../src/scopes/appScope';
-import { Feature, defineFeature } from '../../src/scopes/feature';
-import { createServiceId } from '../../src/scopes/serviceId';
+import { Feature, defineFeature } from '../../src/di/feature';
+import { createServiceId } from '../../src/di/serviceId';
 import { IConfigService } from '../../src/services/config/config';
 import { createLocalRuntime } from '../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../src/services/runtime/runtime';
 import { IAgentToolRegistryService } from '../../src/services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
-import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { IReadTool, ReadTool } from '../../src/tools/os/read/readTool';
 import { constructionCount, countingTool } from '../helpers/fakeTools';
 import { useTempDir } from '../helpers/tempDir';

@@ -1,13 +1,13 @@
 import { createApp } from '../../src/scopes/appScope';
-import { Feature } from '../../src/scopes/feature';
-import { createServiceId } from '../../src/scopes/serviceId';
+import { Feature } from '../../src/di/feature';
+import { createServiceId } from '../../src/di/serviceId';
 import { IConfigService } from '../../src/services/config/config';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
 import { IAgentProfileService } from '../../src/services/profile/profile';
 import { IAgentToolRegistryService, type ToolNameConflict } from '../../src/services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
-import type { AgentTool } from '../../src/scopes/toolContribution';
-import { IAgentToolPolicyService } from '../../src/toolPolicy/toolPolicy';
+import type { AgentTool } from '../../src/di/toolContribution';
+import { IAgentToolPolicyService } from '../../src/services/toolPolicy/toolPolicy';
 import { constructionCount, countingTool } from '../helpers/fakeTools';
 import { useTempDir } from '../helpers/tempDir';
 

@@ -3,7 +3,7 @@ import type { Agent } from '../../src/scopes/agentScope';
 import { IAgentModelService } from '../../src/services/model/model';
 import { IAgentToolSelectService } from '../../src/services/toolSelect/toolSelect';
 import { IAgentUserToolService } from '../../src/services/userTools/userTools';
-import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { FakeHost } from '../helpers/hostInteractions';
 import { useTempDir } from '../helpers/tempDir';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';

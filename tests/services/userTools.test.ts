@@ -1,7 +1,7 @@
 import { IConfigService } from '../../src/services/config/config';
 import { IAgentToolRegistryService, type ToolNameConflict } from '../../src/services/toolRegistry/toolRegistry';
 import { IAgentUserToolService, UserToolError } from '../../src/services/userTools/userTools';
-import type { AgentTool } from '../../src/scopes/toolContribution';
+import type { AgentTool } from '../../src/di/toolContribution';
 import { FakeHost } from '../helpers/hostInteractions';
 import { useTempDir } from '../helpers/tempDir';
 import { type Harness, openHarness } from './executor/harness';

@@ -1,6 +1,6 @@
 import { createApp } from '../../src/scopes/appScope';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
-import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import {
   PROVIDER_TOOL_NAME_PATTERN,
   providerToolListProblems,

@@ -4,11 +4,11 @@ import fs = require('node:fs');
 import fsp = require('node:fs/promises');
 import { Ajv } from 'ajv';
 import { createApp } from '../../src/scopes/appScope';
-import { IAgentTaskService } from '../../src/services/task/task';
+import { IAgentTaskService } from '../../src/tools/task/contract';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
-import { type AgentTool, TOOL_NAME_PATTERN } from '../../src/scopes/toolContribution';
+import { type AgentTool, TOOL_NAME_PATTERN } from '../../src/di/toolContribution';
 import { ToolInputDisplaySchema } from '../../src/tool/display';
-import { builtinFeatures } from '../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
 /**

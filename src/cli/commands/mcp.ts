@@ -1,13 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
 import { Command } from 'commander';
 import { errorMessage } from '../../base/errors';
-import { McpAgentServer } from '../../mcpServer/mcpAgentServer';
-import { McpServeInteractions } from '../../mcpServer/mcpServeInteractions';
+import { McpAgentServer } from '../../features/mcp/serve/mcpAgentServer';
+import { McpServeInteractions } from '../../features/mcp/serve/mcpServeInteractions';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, UsageError } from '../io';
-import { mcpSdk } from '../../mcp/sdk';
+import { mcpSdk } from '../../features/mcp/sdk';
 
 interface ServeFlags extends WorkspaceFlags {
   readonly yes?: boolean;

@@ -1,4 +1,4 @@
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { ToolResult } from '../../tool/contract';
 import type { ToolCallInfo } from '../executor/toolExecutor';
 import type { ApprovalDecision } from './approvalPolicy';

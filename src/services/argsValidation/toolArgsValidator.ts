@@ -1,4 +1,4 @@
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { JsonSchema } from '../../tool/contract';
 
 export type ArgsValidation = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };

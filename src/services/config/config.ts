@@ -1,5 +1,5 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { ToolhostConfig, ToolhostConfigInput } from './configSchema';
 
 /** The validated configuration (App scope). Changes are announced; agents recompute from them. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { McpServersConfigSchema } from '../../mcp/mcpConfig';
+import { McpServersConfigSchema } from '../../features/mcp/mcpConfig';
 import { tryParseRule } from '../../tool/ruleMatch';
 
 /**

@@ -1,4 +1,4 @@
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 
 /** Environment variables the App reads (feature flags); `createApp({env})`, default process.env. */
 export type AppEnvironment = Readonly<Record<string, string | undefined>>;

@@ -6,7 +6,7 @@ import { closestMatch } from '../../base/strings';
 import { ToolAccesses } from '../../tool/accesses';
 import { type RunnableToolExecution, type ToolResult, toolError } from '../../tool/contract';
 import { PathSecurityError } from '../../tool/pathAccess';
-import { IAgentToolPolicyService } from '../../toolPolicy/toolPolicy';
+import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
 import { IAgentToolApprovalService } from '../approval/toolApproval';
 import { IConfigService } from '../config/config';

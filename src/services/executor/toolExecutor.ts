@@ -1,7 +1,7 @@
 import type { Event } from '../../base/event';
 import type { IDisposable } from '../../base/lifecycle';
-import { createServiceId } from '../../scopes/serviceId';
-import type { AgentTool } from '../../scopes/toolContribution';
+import { createServiceId } from '../../di/serviceId';
+import type { AgentTool } from '../../di/toolContribution';
 import type { ToolAccesses } from '../../tool/accesses';
 import type { RunnableToolExecution, ToolOutput, ToolResult, ToolSource, ToolUpdate } from '../../tool/contract';
 import type { ToolInputDisplay } from '../../tool/display';

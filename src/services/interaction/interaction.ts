@@ -1,4 +1,4 @@
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { ToolInputDisplay } from '../../tool/display';
 import type { ToolOutput } from '../../tool/contract';
 

@@ -1,5 +1,5 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 
 /** A capability a model declares, e.g. `dynamically_loaded_tools`, `image_in`. */
 export type ModelCapability = string;

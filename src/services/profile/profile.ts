@@ -1,5 +1,5 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { ToolPolicy } from '../../toolPolicy/evaluate';
 
 /** A profile by name (from config `profiles`, or `default`), or an inline policy. */

@@ -1,6 +1,6 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
-import type { RuntimeCapability } from '../../scopes/toolContribution';
+import type { RuntimeCapability } from '../../di/toolContribution';
 import { type IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './runtime';
 
 @injectable()

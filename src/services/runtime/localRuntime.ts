@@ -1,5 +1,5 @@
 import * as fsp from 'node:fs/promises';
-import type { RuntimeCapability } from '../../scopes/toolContribution';
+import type { RuntimeCapability } from '../../di/toolContribution';
 import type { Runtime } from './runtime';
 
 /** The local machine: node:fs and child processes. `capabilities` can narrow it (tests, sandboxes). */

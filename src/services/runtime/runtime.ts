@@ -1,7 +1,7 @@
 import type * as fsp from 'node:fs/promises';
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
-import type { RuntimeCapability } from '../../scopes/toolContribution';
+import { createServiceId } from '../../di/serviceId';
+import type { RuntimeCapability } from '../../di/toolContribution';
 
 /** The file operations tools use, shaped like node:fs/promises so the local runtime is a pass-through. */
 export type RuntimeFs = Pick<

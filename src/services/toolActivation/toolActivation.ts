@@ -1,6 +1,6 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
-import type { ServiceAccessor } from '../../scopes/toolContribution';
+import { createServiceId } from '../../di/serviceId';
+import type { ServiceAccessor } from '../../di/toolContribution';
 
 export type ToolActivationState = 'active' | 'inactive' | 'failed' | 'conflict';
 

@@ -1,6 +1,6 @@
 import type { Event } from '../../base/event';
-import type { AgentToolContribution } from '../../scopes/toolContribution';
-import { createServiceId } from '../../scopes/serviceId';
+import type { AgentToolContribution } from '../../di/toolContribution';
+import { createServiceId } from '../../di/serviceId';
 
 export interface ToolContributionChange {
   readonly added: readonly AgentToolContribution[];

@@ -1,6 +1,6 @@
 import { injectable, multiInject, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
-import { type AgentToolContribution, IAgentToolContribution } from '../../scopes/toolContribution';
+import { type AgentToolContribution, IAgentToolContribution } from '../../di/toolContribution';
 import type { DuplicateToolContribution, IBuiltinToolAssemblyService, ToolContributionChange } from './builtinToolAssembly';
 
 @injectable()

@@ -1,7 +1,7 @@
 import { injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { toDisposable } from '../../base/lifecycle';
-import type { AgentTool } from '../../scopes/toolContribution';
+import type { AgentTool } from '../../di/toolContribution';
 import type {
   IAgentToolRegistryService,
   ToolNameConflict,

@@ -1,7 +1,7 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { DisposableStore } from '../../base/lifecycle';
-import { IAgentToolPolicyService } from '../../toolPolicy/toolPolicy';
+import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import { IAppEnvironment, type AppEnvironment, TOOL_SELECT_FLAG, isFlagOn } from '../environment/environment';
 import { IAgentToolExecutorService } from '../executor/toolExecutor';
 import { IAgentModelService } from '../model/model';

@@ -1,5 +1,5 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { JsonSchema, ToolDisclosure, ToolSource } from '../../tool/contract';
 
 export const SELECT_TOOLS_NAME = 'select_tools';

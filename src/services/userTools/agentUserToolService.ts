@@ -1,7 +1,7 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { errorMessage } from '../../base/errors';
 import type { IDisposable } from '../../base/lifecycle';
-import { TOOL_NAME_PATTERN, type AgentTool } from '../../scopes/toolContribution';
+import { TOOL_NAME_PATTERN, type AgentTool } from '../../di/toolContribution';
 import { ToolAccesses } from '../../tool/accesses';
 import type { JsonSchema, ToolExecution, ToolResult } from '../../tool/contract';
 import { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';

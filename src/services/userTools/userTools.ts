@@ -1,4 +1,4 @@
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { ToolAccesses } from '../../tool/accesses';
 import type { JsonSchema, ToolDisclosure } from '../../tool/contract';
 import type { ToolNameConflict } from '../toolRegistry/toolRegistry';

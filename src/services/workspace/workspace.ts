@@ -1,5 +1,5 @@
 import type { Event } from '../../base/event';
-import { createServiceId } from '../../scopes/serviceId';
+import { createServiceId } from '../../di/serviceId';
 import type { PathAccessContext, PathAccessVerb } from '../../tool/pathAccess';
 
 /** What createAgent settled for the agent (bound as a constant in the Agent scope). */

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { createServiceId } from '../../scopes/serviceId';
-import { registerAgentToolService } from '../../scopes/toolContribution';
+import { createServiceId } from '../../di/serviceId';
+import { registerAgentToolService } from '../../di/toolContribution';
 import { IAgentToolSelectService, SELECT_TOOLS_NAME } from '../../services/toolSelect/toolSelect';
 import { ToolAccesses } from '../../tool/accesses';
 import type { ExecutableTool, JsonSchema, ToolAnnotations, ToolExecution, ToolResult } from '../../tool/contract';

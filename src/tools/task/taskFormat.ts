@@ -1,5 +1,5 @@
 import { formatCount, formatDuration } from '../../base/strings';
-import type { TaskInfo } from '../../services/task/task';
+import type { TaskInfo } from './contract';
 
 /** `completed (exit code 0)`, `failed (exit code 2)`, `timed_out`, `killed`, `running`. */
 export function statusText(task: TaskInfo): string {

@@ -1,11 +1,11 @@
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
-import { Feature } from '../../../src/scopes/feature';
-import type { AgentToolContribution } from '../../../src/scopes/toolContribution';
+import { Feature } from '../../../src/di/feature';
+import type { AgentToolContribution } from '../../../src/di/toolContribution';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
 import type { ToolCallFinishedEvent, ToolCallStartedEvent } from '../../../src/services/executor/toolExecutor';
 import { ISessionInteractionService } from '../../../src/services/interaction/interaction';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 
 export interface Harness {
   readonly app: App;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IConfigService } from '../../../src/services/config/config';
 import { IAgentToolRegistryService } from '../../../src/services/toolRegistry/toolRegistry';
-import type { AgentTool } from '../../../src/scopes/toolContribution';
+import type { AgentTool } from '../../../src/di/toolContribution';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import { PathSecurityError } from '../../../src/tool/pathAccess';
 import { ScriptedInteractions } from '../../helpers/interactions';

@@ -4,7 +4,7 @@ import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import { IConfigService } from '../../../src/services/config/config';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 

@@ -4,7 +4,7 @@ import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';

@@ -6,7 +6,7 @@ import { IConfigService } from '../../../src/services/config/config';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService, type Runtime } from '../../../src/services/runtime/runtime';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
 import { countingRuntime } from '../../helpers/countingRuntime';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';

@@ -1,5 +1,5 @@
 import { createApp } from '../../../src/scopes/appScope';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { parseRustRegex, RegexSyntaxError, requiredLiterals, toJsRegex, UnsupportedRegexError } from '../../../src/tools/os/grep/rustRegex';
 import { callTool, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';

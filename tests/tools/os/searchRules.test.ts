@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { createApp } from '../../../src/scopes/appScope';
-import { builtinFeatures } from '../../../src/tools/builtinFeatures';
+import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 import { VCS_DIR_NAMES } from '../../../src/tools/os/search/ignoreTree';
 import { callTool, text } from '../../helpers/agentHarness';

@@ -7,12 +7,12 @@ import { describeOutputFile, OutputCapture } from '../../../base/shell/outputCap
 import { shellEnvironment } from '../../../base/shell/shellEnv';
 import { type ShellExit, ShellProcess } from '../../../base/shell/shellProcess';
 import { formatBytes, formatCount, formatDuration } from '../../../base/strings';
-import { createServiceId } from '../../../scopes/serviceId';
-import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { createServiceId } from '../../../di/serviceId';
+import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import type { BashConfig } from '../../../services/config/configSchema';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
-import { IAgentTaskService, TaskLimitError } from '../../../services/task/task';
+import { IAgentTaskService, TaskLimitError } from '../../task/contract';
 import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';

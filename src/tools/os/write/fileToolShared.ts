@@ -1,8 +1,8 @@
 import type { Stats } from 'node:fs';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
-import type { CurrentFileState } from '../../../services/fileState/fileState';
-import { sha256OfFile } from '../../../services/fileState/fileHash';
+import type { CurrentFileState } from '../contract';
+import { sha256OfFile } from '../../../base/fs/fileHash';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
 
 /** Characters of content a display (approval prompt, UI) carries at most, per field. */

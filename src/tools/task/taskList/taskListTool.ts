@@ -1,8 +1,8 @@
 import { inject, injectable } from 'inversify';
-import { createServiceId } from '../../../scopes/serviceId';
-import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { createServiceId } from '../../../di/serviceId';
+import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import { IAgentTaskService, type TaskInfo } from '../../../services/task/task';
+import { IAgentTaskService, type TaskInfo } from '../contract';
 import { ToolAccesses } from '../../../tool/accesses';
 import type { ExecutableTool, JsonSchema, ToolAnnotations, ToolExecution, ToolResult } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';

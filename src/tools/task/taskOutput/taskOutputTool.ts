@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
 import { errorMessage } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
-import { createServiceId } from '../../../scopes/serviceId';
-import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { createServiceId } from '../../../di/serviceId';
+import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import { IAgentTaskService } from '../../../services/task/task';
+import { IAgentTaskService } from '../contract';
 import { ToolAccesses } from '../../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';

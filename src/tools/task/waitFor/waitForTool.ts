@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
 import { formatCount, formatDuration } from '../../../base/strings';
-import { createServiceId } from '../../../scopes/serviceId';
-import { registerAgentToolService } from '../../../scopes/toolContribution';
+import { createServiceId } from '../../../di/serviceId';
+import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import type { TasksConfig } from '../../../services/config/configSchema';
-import { IAgentTaskService, type TaskInfo } from '../../../services/task/task';
+import { IAgentTaskService, type TaskInfo } from '../contract';
 import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
 import {
   type ExecutableTool,

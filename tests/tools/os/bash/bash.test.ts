@@ -7,7 +7,7 @@ import type { ToolhostConfigInput } from '../../../../src/services/config/config
 import { ToolAccesses } from '../../../../src/tool/accesses';
 import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '../../../../src/tool/contract';
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
-import { builtinFeatures, createOsToolsFeature } from '../../../../src/tools/builtinFeatures';
+import { builtinFeatures, createOsToolsFeature } from '../../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../../helpers/agentHarness';
 import { isAlive, killQuietly } from '../../../helpers/processes';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../../helpers/tempDir';

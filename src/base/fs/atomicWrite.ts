@@ -1,0 +1,154 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import type { RuntimeFs } from '../../services/runtime/runtime';
+
+/** Where a producer writes the new content of a file. */
+export interface AtomicWriteSink {
+  /** Appends bytes, or a string encoded as UTF-8 (in bounded pieces, so no second copy is made). */
+  write(data: Buffer | string): Promise<void>;
+  /** Bytes written so far. */
+  readonly bytes: number;
+}
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the result. Pass an existing file's mode to keep it; default 0o666 less the umask. */
+  readonly mode?: number;
+  /** Owner to keep when replacing a file owned by someone else (applied when permitted). */
+  readonly owner?: { readonly uid: number; readonly gid: number };
+  readonly signal?: AbortSignal;
+}
+
+export interface AtomicWriteResult {
+  /** Bytes in the new file. */
+  readonly bytes: number;
+  /** SHA-256 (hex) of the new content. */
+  readonly sha256: string;
+}
+
+/** UTF-16 code units encoded per piece when writing a string (at most 3 MB of UTF-8). */
+const STRING_CHUNK_CHARS = 1024 * 1024;
+const MAX_TEMP_BASE_BYTES = 200;
+const GATHER_BYTES = 256 * 1024;
+const SMALL_WRITE_BYTES = 64 * 1024;
+
+/** `.<name>.toolhost-<random>.tmp` beside the target, short enough for any file system. */
+export function tempPathFor(target: string): string {
+  let base = nodePath.basename(target);
+  while (Buffer.byteLength(base) > MAX_TEMP_BASE_BYTES) base = base.slice(0, -1);
+  return nodePath.join(nodePath.dirname(target), `.${base}.toolhost-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Splits a string into pieces that never cut a surrogate pair. */
+export function* stringPieces(text: string, size = STRING_CHUNK_CHARS): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + size);
+    const last = text.charCodeAt(end - 1);
+    // A high surrogate at the end goes with its low surrogate: into the next piece, or this one if it is alone.
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - start > 1 ? -1 : 1;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Replaces (or creates) `target` atomically: the producer writes the new content into a temporary
+ * file in the same directory, which is flushed to disk (fsync) and then renamed over the target.
+ * Readers see the old file or the new one, never a mix. On any failure (the producer throws, the
+ * disk is full, the signal aborts) the temporary file is removed and the target is untouched; a
+ * process killed half-way leaves at most the temporary file behind.
+ *
+ * The parent directory must exist. A symlink at `target` would be replaced by a file, so callers
+ * pass canonical paths. Hard links to the old file keep the old content.
+ */
+export async function writeFileAtomic(
+  fs: RuntimeFs,
+  target: string,
+  produce: (sink: AtomicWriteSink) => Promise<void>,
+  options: AtomicWriteOptions = {},
+): Promise<AtomicWriteResult> {
+  const temp = tempPathFor(target);
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  // 'wx': fails if the name exists, so two writers never share a temporary file.
+  const handle = await fs.open(temp, 'wx', options.mode ?? 0o666);
+  let open = true;
+  try {
+    // chmod is not subject to the umask, so an existing file's mode is kept exactly.
+    if (options.mode !== undefined) await handle.chmod(options.mode & 0o7777);
+    if (options.owner) {
+      try {
+        await handle.chown(options.owner.uid, options.owner.gid);
+      } catch {
+        // Only a privileged process may give a file away; the new file then belongs to us.
+      }
+    }
+    const hash = createHash('sha256');
+    let bytes = 0;
+    // Small pieces (an Edit with many replacements) are gathered so each write call is large.
+    const pending = Buffer.allocUnsafe(GATHER_BYTES);
+    let pendingLength = 0;
+    const flush = async () => {
+      if (pendingLength === 0) return;
+      await writeAll(handle, pending.subarray(0, pendingLength));
+      pendingLength = 0;
+    };
+    const writeBuffer = async (data: Buffer) => {
+      signal?.throwIfAborted();
+      hash.update(data);
+      bytes += data.length;
+      if (data.length < SMALL_WRITE_BYTES) {
+        if (pendingLength + data.length > pending.length) await flush();
+        data.copy(pending, pendingLength);
+        pendingLength += data.length;
+        return;
+      }
+      await flush();
+      await writeAll(handle, data);
+    };
+    const sink: AtomicWriteSink = {
+      write: async (data) => {
+        if (typeof data !== 'string') return writeBuffer(data);
+        for (const piece of stringPieces(data)) await writeBuffer(Buffer.from(piece, 'utf8'));
+      },
+      get bytes() {
+        return bytes;
+      },
+    };
+    await produce(sink);
+    await flush();
+    signal?.throwIfAborted();
+    await handle.sync();
+    open = false;
+    await handle.close();
+    await fs.rename(temp, target);
+    await syncDirectory(fs, nodePath.dirname(target));
+    return { bytes, sha256: hash.digest('hex') };
+  } catch (error) {
+    if (open) await handle.close().catch(() => undefined);
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Makes the rename itself durable. Best effort: not every platform can open a directory. */
+async function syncDirectory(fs: RuntimeFs, dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // The content is on disk already; only the directory entry may lag after a power loss.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,191 @@
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Container } from 'inversify';
+import {
+  ISessionInteractionService,
+  NoInteractionHostError,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type InteractionKind,
+  type InteractionRequest,
+  type InteractionResponse,
+} from '../../../services/interaction/interaction';
+import type { ToolInputDisplay } from '../../../tool/display';
+
+/** Who can put a question to the person behind the MCP client (the server, once a client is connected). */
+export interface McpElicitor {
+  /** The connected client declared form elicitation. */
+  canElicit(): boolean;
+  elicit(params: ElicitRequestFormParams, options: { readonly signal: AbortSignal; readonly toolCallId: string }): Promise<ElicitResult>;
+}
+
+export interface McpServeInteractionsOptions {
+  /** `--yes`: every approval request is granted, without asking the client. */
+  readonly approveAll?: boolean;
+  /**
+   * A library host's own interaction service for everything but approvals: user tools the host
+   * registered, notifications. Without it, such requests have no host.
+   */
+  readonly delegate?: ISessionInteractionService;
+}
+
+export const APPROVAL_DECISIONS = ['approve', 'approve_session', 'reject'] as const;
+
+/** The `_meta` key of an approval elicitation: the call in machine-readable form, for clients that render it themselves. */
+export const MCP_META_APPROVAL = 'toolhost/approval';
+
+const DETAIL_MAX_CHARS = 1_000;
+const META_ARGS_MAX_CHARS = 10_000;
+
+function clip(text: string, max = DETAIL_MAX_CHARS): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+const PREVIEW_LINES = 12;
+const PREVIEW_LINE_CHARS = 200;
+
+/** The first lines of a text, each prefixed, with a count of the lines left out. */
+function preview(text: string, prefix: string): string[] {
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => prefix + clip(line, PREVIEW_LINE_CHARS));
+  if (lines.length > PREVIEW_LINES) shown.push(`${prefix}… (${lines.length - PREVIEW_LINES} more lines)`);
+  return shown;
+}
+
+function displayLines(display: ToolInputDisplay, args: unknown): string[] {
+  switch (display.kind) {
+    case 'command':
+      return [`$ ${display.command}${display.cwd ? `   (in ${display.cwd})` : ''}`];
+    case 'file_io':
+      return [
+        `${display.operation} ${display.path}${display.detail ? ` (${display.detail})` : ''}`,
+        ...(display.content !== undefined ? preview(display.content, '| ') : []),
+      ];
+    case 'diff':
+      return [
+        `edit ${display.path}${display.hunks !== undefined ? ` (${display.hunks} change${display.hunks === 1 ? '' : 's'})` : ''}`,
+        ...preview(display.before, '- '),
+        ...preview(display.after, '+ '),
+      ];
+    case 'url_fetch':
+      return [`${display.method ?? 'GET'} ${display.url}`];
+    case 'search':
+      return [`search ${JSON.stringify(display.query)}${display.scope ? ` in ${display.scope}` : ''}`];
+    default:
+      return [`arguments: ${clip(safeJson(args))}`];
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The form elicitation that asks for one approval. */
+export function approvalElicitation(request: ApprovalRequest): ElicitRequestFormParams {
+  const message = [
+    `${request.toolName} wants to run: ${request.description}`,
+    ...displayLines(request.display, request.args).map((line) => `    ${line}`),
+    `Approve this call? "Approve for this session" also allows ${request.approvalRule} until the server stops.`,
+  ].join('\n');
+  return {
+    mode: 'form',
+    message,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          description: `approve: run this call once; approve_session: also allow ${request.approvalRule} for the rest of the session; reject: do not run it.`,
+          enum: [...APPROVAL_DECISIONS],
+          enumNames: ['Approve', `Approve ${request.approvalRule} for this session`, 'Reject'],
+        },
+        reason: {
+          type: 'string',
+          title: 'Reason (optional)',
+          description: 'When you reject: what the agent should do instead. It is passed on to the model.',
+        },
+      },
+      required: ['decision'],
+    },
+    _meta: {
+      [MCP_META_APPROVAL]: {
+        toolCallId: request.toolCallId,
+        toolName: request.toolName,
+        // Large arguments (a whole file for Write) stay out; the display holds a preview.
+        ...(safeJson(request.args).length <= META_ARGS_MAX_CHARS ? { args: request.args } : { argsOmitted: true }),
+        description: request.description,
+        display: request.display,
+        approvalRule: request.approvalRule,
+      },
+    },
+  };
+}
+
+/** What the person's answer to an approval elicitation means. */
+export function approvalFromElicitation(result: ElicitResult): ApprovalResponse {
+  if (result.action === 'decline') return { decision: 'reject', feedback: 'The user declined the approval request.' };
+  if (result.action === 'cancel') return { decision: 'reject', feedback: 'The user dismissed the approval request without deciding.' };
+  const content = result.content ?? {};
+  const decision = content.decision;
+  const reason = typeof content.reason === 'string' && content.reason.trim() !== '' ? content.reason.trim() : undefined;
+  if (decision === 'approve' || decision === 'approve_session') return { decision };
+  if (decision === 'reject') return reason ? { decision: 'reject', feedback: reason } : { decision: 'reject' };
+  // Accepted without a valid decision: nothing was approved.
+  return { decision: 'reject', feedback: 'The approval form came back without a decision.' };
+}
+
+export const SERVE_UNAVAILABLE_HINT = 'start "toolhost mcp serve" with --yes to approve every call, or connect from an MCP client that supports elicitation';
+
+/**
+ * The host of `toolhost mcp serve`. Approvals go, in this order, to `--yes` (granted), to the
+ * person behind the MCP client through form elicitation when the client declared it, or nowhere:
+ * then the approval service denies the call with a message that names `approval.allow` and this
+ * hint. Other kinds of request (user tools, notifications) go to the `delegate`, if any.
+ */
+export class McpServeInteractions implements ISessionInteractionService {
+  readonly unavailableHint = SERVE_UNAVAILABLE_HINT;
+  private elicitor: McpElicitor | undefined;
+
+  constructor(private readonly options: McpServeInteractionsOptions = {}) {}
+
+  /**
+   * Makes this object the agent's host; pass it as `createAgent({overrides: (c) => interactions.bindTo(c)})`,
+   * then give it to the McpAgentServer that serves the agent.
+   */
+  bindTo(container: Container): void {
+    container.rebind(ISessionInteractionService).toConstantValue(this);
+  }
+
+  /** `--yes`: approvals are granted without asking. */
+  get approvesAll(): boolean {
+    return this.options.approveAll === true;
+  }
+
+  /** Attaches the server that can ask the client; undefined detaches it. */
+  setElicitor(elicitor: McpElicitor | undefined): void {
+    this.elicitor = elicitor;
+  }
+
+  canRequest(kind: InteractionKind): boolean {
+    if (kind !== 'approval') return this.options.delegate?.canRequest(kind) === true;
+    return this.options.approveAll === true || this.elicitor?.canElicit() === true;
+  }
+
+  async request<K extends InteractionKind>(request: InteractionRequest<K> & { readonly kind: K }, signal: AbortSignal): Promise<InteractionResponse<K>> {
+    if (request.kind !== 'approval') {
+      const delegate = this.options.delegate;
+      if (delegate?.canRequest(request.kind)) return delegate.request<K>(request, signal);
+      throw new NoInteractionHostError(`toolhost mcp serve cannot answer "${request.kind}" requests.`);
+    }
+    const approval = request as ApprovalRequest;
+    if (this.options.approveAll) return { decision: 'approve' } satisfies ApprovalResponse as InteractionResponse<K>;
+    const elicitor = this.elicitor;
+    if (!elicitor?.canElicit()) throw new NoInteractionHostError('The MCP client cannot be asked (it did not declare elicitation).');
+    const result = await elicitor.elicit(approvalElicitation(approval), { signal, toolCallId: approval.toolCallId });
+    return approvalFromElicitation(result) as InteractionResponse<K>;
+  }
+}

@@ -1,0 +1,29 @@
+import { createServiceId } from '../../../di/serviceId';
+import type { GrepEngineSetting } from '../../../services/config/configSchema';
+import type { GrepEngine, GrepEngineName } from './grepEngine';
+import type { RipgrepSearchReport } from './ripgrepLocator';
+
+/** Finds the rg binary (App scope): config grep.rgPath, @vscode/ripgrep, `rg` on PATH. Cached. */
+export interface IRipgrepLocatorService {
+  locate(configuredPath: string | undefined): Promise<RipgrepSearchReport>;
+}
+export const IRipgrepLocatorService = createServiceId<IRipgrepLocatorService>('RipgrepLocatorService');
+
+export interface GrepEngineChoice {
+  readonly setting: GrepEngineSetting;
+  readonly rgPath: string | undefined;
+  /** The runtime can start processes (ripgrep needs to). */
+  readonly canSpawn: boolean;
+}
+
+/**
+ * The Grep engines (App scope): ripgrep when a binary is found (and allowed), else the builtin
+ * engine, whose worker threads it keeps between calls and ends on dispose.
+ */
+export interface IGrepEngineService {
+  /** Throws GrepEngineError when the configured engine cannot run (e.g. `ripgrep` without a binary). */
+  select(choice: GrepEngineChoice): Promise<GrepEngine>;
+  /** How many times each engine was selected (diagnostics and tests). */
+  readonly selections: Readonly<Record<GrepEngineName, number>>;
+}
+export const IGrepEngineService = createServiceId<IGrepEngineService>('GrepEngineService');

@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { inject, injectable, preDestroy } from 'inversify';
+import { Emitter } from '../../base/event';
+import { OutputCapture } from '../../base/shell/outputCapture';
+import { type ShellExit, ShellProcess } from '../../base/shell/shellProcess';
+import { formatDuration } from '../../base/strings';
+import { IConfigService } from '../../services/config/config';
+import { IAgentWorkspaceService } from '../../services/workspace/workspace';
+import {
+  type IAgentTaskService,
+  type StartProcessTaskOptions,
+  type TaskInfo,
+  TaskLimitError,
+  type TaskOutputRequest,
+  type TaskOutputSlice,
+  type TaskStatus,
+  type TaskWaitResult,
+} from './contract';
+
+/** Characters of a task's most recent output kept in memory (for reads once its log is full). */
+const MEMORY_TAIL_CHARS = 64_000;
+
+interface TaskRecord {
+  readonly id: string;
+  readonly options: StartProcessTaskOptions;
+  readonly startedAt: number;
+  readonly outputPath: string;
+  readonly capture: OutputCapture;
+  process?: ShellProcess;
+  status: TaskStatus;
+  endedAt?: number;
+  exit?: ShellExit;
+  stopReason?: string;
+  /** What ended it early: set before the kill, read when it exits. */
+  ending?: 'timed_out' | 'killed';
+  timer?: NodeJS.Timeout;
+  readonly done: Promise<void>;
+  markDone(): void;
+}
+
+@injectable()
+export class AgentTaskService implements IAgentTaskService {
+  private readonly records = new Map<string, TaskRecord>();
+  private readonly changed = new Emitter<TaskInfo>();
+  readonly onDidChangeTask = this.changed.event;
+  private disposed = false;
+
+  constructor(
+    @inject(IConfigService) private readonly config: IConfigService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+  ) {}
+
+  get runningCount(): number {
+    let n = 0;
+    for (const record of this.records.values()) if (record.status === 'running') n++;
+    return n;
+  }
+
+  startProcess(options: StartProcessTaskOptions): TaskInfo {
+    if (this.disposed) throw new Error('The agent has ended; no task can start.');
+    const max = this.config.config.tasks.maxRunning;
+    if (this.runningCount >= max) {
+      throw new TaskLimitError(
+        `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
+          `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
+      );
+    }
+    const bash = this.config.config.bash;
+    const id = this.newId();
+    const outputPath = nodePath.join(this.workspace.dataDir, 'tasks', `${id}.log`);
+    let markDone!: () => void;
+    const done = new Promise<void>((resolve) => (markDone = resolve));
+    // The capture pauses the shell when its file falls behind; the shell feeds the capture.
+    const ref: { shell?: ShellProcess } = {};
+    const capture = new OutputCapture({
+      headChars: 0,
+      tailChars: MEMORY_TAIL_CHARS,
+      filePath: outputPath,
+      fileMode: 'always',
+      fileMaxBytes: bash.outputFileMaxBytes,
+      onBackpressure: (paused) => (paused ? ref.shell?.pause() : ref.shell?.resume()),
+    });
+    const record: TaskRecord = { id, options, startedAt: Date.now(), outputPath, capture, status: 'running', done, markDone };
+    this.records.set(id, record);
+    const shell = new ShellProcess({
+      command: options.command,
+      cwd: options.cwd,
+      env: options.env,
+      drainMs: bash.drainMs,
+      killGraceMs: bash.killGraceMs,
+      onData: (chunk, stream) => capture.write(chunk, stream),
+    });
+    ref.shell = shell;
+    record.process = shell;
+    if (options.timeoutMs !== undefined) {
+      record.timer = setTimeout(() => {
+        if (record.status !== 'running') return;
+        record.ending = 'timed_out';
+        record.stopReason = `Timed out after ${formatDuration(options.timeoutMs!)}`;
+        shell.kill('timeout');
+      }, options.timeoutMs);
+    }
+    void shell.done.then((exit) => this.finish(record, exit));
+    this.changed.fire(this.snapshot(record));
+    return this.snapshot(record);
+  }
+
+  get(id: string): TaskInfo | undefined {
+    const record = this.records.get(id);
+    return record ? this.snapshot(record) : undefined;
+  }
+
+  list(): readonly TaskInfo[] {
+    return [...this.records.values()].map((r) => this.snapshot(r));
+  }
+
+  async readOutput(id: string, request: TaskOutputRequest): Promise<TaskOutputSlice> {
+    const record = this.require(id);
+    const capture = record.capture;
+    const totalBytes = capture.totalBytes;
+    const fileHolds = capture.hasFile ? capture.flushedFileBytes : 0;
+    const maxBytes = Math.max(1, request.maxBytes);
+    if ('offset' in request) {
+      const start = Math.min(Math.max(0, request.offset), fileHolds);
+      const end = Math.min(start + maxBytes, fileHolds);
+      if (end <= start) return { text: '', start, end: start, totalBytes, source: 'file' };
+      const { text, start: s, end: e } = await readAligned(record.outputPath, start, end, fileHolds);
+      return { text, start: s, end: e, totalBytes, source: 'file' };
+    }
+    const tailLines = 'tailLines' in request ? request.tailLines : undefined;
+    if (!capture.hasFile || capture.fileCapped) {
+      // The log does not hold the end of the output: use the in-memory tail.
+      const text = takeLastLines(capture.tail(maxBytes), tailLines);
+      return { text, start: totalBytes - Buffer.byteLength(text), end: totalBytes, totalBytes, source: 'memory' };
+    }
+    const start = Math.max(0, fileHolds - maxBytes);
+    if (fileHolds === 0) return { text: '', start: 0, end: 0, totalBytes, source: 'file' };
+    const slice = await readAligned(record.outputPath, start, fileHolds, fileHolds);
+    let text = slice.text;
+    if (slice.start > 0 && tailLines !== undefined) {
+      // The first line may be cut; drop it unless it is all there is.
+      const firstBreak = text.indexOf('\n');
+      if (firstBreak >= 0 && firstBreak < text.length - 1) text = text.slice(firstBreak + 1);
+    }
+    text = takeLastLines(text, tailLines);
+    return { text, start: slice.end - Buffer.byteLength(text), end: slice.end, totalBytes, source: 'file' };
+  }
+
+  async stop(id: string, reason: string): Promise<TaskInfo> {
+    const record = this.require(id);
+    if (record.status === 'running') {
+      record.ending ??= 'killed';
+      record.stopReason ??= reason;
+      record.process?.kill('stop');
+      await record.done;
+    }
+    return this.snapshot(record);
+  }
+
+  async wait(ids: readonly string[], options: { mode: 'all' | 'any'; timeoutMs: number; signal?: AbortSignal }): Promise<TaskWaitResult> {
+    const records = ids.map((id) => this.require(id));
+    const snapshot = (timedOut: boolean, aborted: boolean): TaskWaitResult => ({ tasks: records.map((r) => this.snapshot(r)), timedOut, aborted });
+    const dones = records.map((r) => r.done);
+    const finished = options.mode === 'all' ? Promise.all(dones).then(() => 'done' as const) : Promise.race(dones).then(() => 'done' as const);
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), options.timeoutMs)));
+    const abort = new Promise<'abort'>((resolve) => {
+      if (options.signal?.aborted) return resolve('abort');
+      onAbort = () => resolve('abort');
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([finished, timeout, abort]);
+      return snapshot(outcome === 'timeout', outcome === 'abort');
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Stops every running task (their process groups) when the agent is disposed. */
+  @preDestroy()
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const running = [...this.records.values()].filter((r) => r.status === 'running');
+    for (const record of running) {
+      record.ending ??= 'killed';
+      record.stopReason ??= 'The agent ended';
+      record.process?.kill('dispose');
+    }
+    await Promise.all(running.map((r) => r.done));
+    this.changed.dispose();
+  }
+
+  private async finish(record: TaskRecord, exit: ShellExit): Promise<void> {
+    if (record.timer) clearTimeout(record.timer);
+    record.exit = exit;
+    record.endedAt = Date.now();
+    await record.capture.close();
+    if (exit.spawnError !== undefined) {
+      record.status = 'failed';
+      record.stopReason = `The command could not be started: ${exit.spawnError}`;
+    } else if (record.ending) {
+      record.status = record.ending;
+    } else {
+      record.status = exit.exitCode === 0 ? 'completed' : 'failed';
+    }
+    if (record.capture.fileError !== undefined) {
+      record.stopReason = [record.stopReason, `The output log could not be written: ${record.capture.fileError}`].filter(Boolean).join('; ');
+    }
+    record.markDone();
+    this.changed.fire(this.snapshot(record));
+  }
+
+  private require(id: string): TaskRecord {
+    const record = this.records.get(id);
+    if (!record) throw new Error(`Task not found: ${id}`);
+    return record;
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = `bash-${randomBase36(8)}`;
+      if (!this.records.has(id)) return id;
+    }
+  }
+
+  private snapshot(record: TaskRecord): TaskInfo {
+    const { options, exit } = record;
+    return {
+      id: record.id,
+      kind: 'process',
+      description: options.description,
+      command: options.command,
+      cwd: options.cwd,
+      status: record.status,
+      ...(record.process?.pid !== undefined ? { pid: record.process.pid } : {}),
+      startedAt: record.startedAt,
+      ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
+      ...(exit && record.status !== 'running' ? { exitCode: exit.exitCode, signal: exit.signal } : {}),
+      ...(record.stopReason !== undefined ? { stopReason: record.stopReason } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      outputBytes: record.capture.totalBytes,
+      outputPath: record.outputPath,
+      outputCapped: record.capture.fileCapped,
+      forceKilled: exit?.forceKilled ?? false,
+    };
+  }
+}
+
+function randomBase36(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const byte of bytes) out += (byte % 36).toString(36);
+  return out;
+}
+
+function takeLastLines(text: string, lines: number | undefined): string {
+  if (lines === undefined) return text;
+  let end = text.length;
+  if (text.endsWith('\n')) end--;
+  let index = end;
+  for (let n = 0; n < lines; n++) {
+    const previous = text.lastIndexOf('\n', index - 1);
+    if (previous < 0) return text;
+    index = previous;
+  }
+  return text.slice(index + 1);
+}
+
+/** Reads bytes [start, end) of a file, moved to UTF-8 character boundaries. */
+async function readAligned(path: string, start: number, end: number, size: number): Promise<{ text: string; start: number; end: number }> {
+  const from = start;
+  const extra = Math.min(3, size - end);
+  const handle = await fsp.open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(end - from + extra);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    const data = buffer.subarray(0, bytesRead);
+    let s = 0;
+    // Skip continuation bytes of a character that started before `start`.
+    if (from > 0) while (s < 3 && s < data.length && (data[s]! & 0xc0) === 0x80) s++;
+    // Extend the end to finish a character that `end` cut.
+    let e = Math.min(end - from, data.length);
+    while (e < data.length && (data[e]! & 0xc0) === 0x80) e++;
+    return { text: data.subarray(s, e).toString('utf8'), start: from + s, end: from + e };
+  } finally {
+    await handle.close();
+  }
+}
+

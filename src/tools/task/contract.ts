@@ -1,0 +1,102 @@
+import type { Event } from '../../base/event';
+import { createServiceId } from '../../di/serviceId';
+
+/** `running`, then exactly one of the others. */
+export type TaskStatus = 'running' | 'completed' | 'failed' | 'timed_out' | 'killed';
+
+/** A background task of an agent, as a snapshot. */
+export interface TaskInfo {
+  /** `bash-` + 8 random base-36 characters. */
+  readonly id: string;
+  readonly kind: 'process';
+  readonly description: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly status: TaskStatus;
+  /** The shell's pid (also its process group id). */
+  readonly pid?: number;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  /** The shell's exit code; null when a signal ended it. Absent while running. */
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  /** Why the task ended early: TaskStop's reason, the timeout, the agent ending, a start failure. */
+  readonly stopReason?: string;
+  /** The task is killed when it runs longer than this. */
+  readonly timeoutMs?: number;
+  /** Bytes of output so far. */
+  readonly outputBytes: number;
+  /** The log file holding the output (stdout and stderr interleaved, raw bytes). */
+  readonly outputPath: string;
+  /** The log stopped growing at its size cap; later output is counted but only the tail is kept. */
+  readonly outputCapped: boolean;
+  /** SIGKILL was needed to stop it. */
+  readonly forceKilled: boolean;
+}
+
+export function isTerminalStatus(status: TaskStatus): boolean {
+  return status !== 'running';
+}
+
+export interface StartProcessTaskOptions {
+  readonly command: string;
+  /** Canonical absolute working directory. */
+  readonly cwd: string;
+  readonly description: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Kill the task after this long; absent: it runs until it exits, is stopped, or the agent ends. */
+  readonly timeoutMs?: number;
+}
+
+export type TaskOutputRequest =
+  /** Bytes from `offset` on (at most `maxBytes`). */
+  | { readonly offset: number; readonly maxBytes: number }
+  /** The last `lines` lines (at most `maxBytes`); without `lines`, the last `maxBytes`. */
+  | { readonly tailLines?: number; readonly maxBytes: number };
+
+export interface TaskOutputSlice {
+  readonly text: string;
+  /** Byte offsets in the output of the first and after the last byte returned. */
+  readonly start: number;
+  readonly end: number;
+  /** Bytes of output so far. */
+  readonly totalBytes: number;
+  /** Where it came from: the log file, or the in-memory tail (when the log reached its cap). */
+  readonly source: 'file' | 'memory';
+}
+
+export interface TaskWaitResult {
+  /** Snapshots of the awaited tasks, in the order asked. */
+  readonly tasks: readonly TaskInfo[];
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+}
+
+/** Thrown by startProcess when `tasks.maxRunning` tasks are running; the message is for the model. */
+export class TaskLimitError extends Error {
+  override readonly name = 'TaskLimitError';
+}
+
+/**
+ * The background tasks of one agent (Agent scope). It owns their processes: each runs in its own
+ * process group with its output in a log file under the agent's data directory, and every
+ * running task is stopped when the agent is disposed.
+ */
+export interface IAgentTaskService {
+  /** Starts a shell command as a task. Throws TaskLimitError when the cap is reached. */
+  startProcess(options: StartProcessTaskOptions): TaskInfo;
+  get(id: string): TaskInfo | undefined;
+  /** All tasks of the agent, oldest first. */
+  list(): readonly TaskInfo[];
+  readonly runningCount: number;
+  /** Reads a task's output from its log. Throws for an unknown id. */
+  readOutput(id: string, request: TaskOutputRequest): Promise<TaskOutputSlice>;
+  /** Stops a running task (SIGTERM to its group, SIGKILL after the grace period); resolves once it ended. */
+  stop(id: string, reason: string): Promise<TaskInfo>;
+  /** Waits until all (or any) of the tasks ended, the timeout passed, or the signal aborted. */
+  wait(ids: readonly string[], options: { mode: 'all' | 'any'; timeoutMs: number; signal?: AbortSignal }): Promise<TaskWaitResult>;
+  /** Fires when a task starts or ends. */
+  readonly onDidChangeTask: Event<TaskInfo>;
+}
+export const IAgentTaskService = createServiceId<IAgentTaskService>('AgentTaskService');

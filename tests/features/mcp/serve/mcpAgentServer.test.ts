@@ -1,0 +1,545 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { Feature } from '../../../../src/di/feature';
+import type { ISessionInteractionService } from '../../../../src/services/interaction/interaction';
+import { IAgentUserToolService } from '../../../../src/services/userTools/userTools';
+import { ToolAccesses } from '../../../../src/tool/accesses';
+import { toolError } from '../../../../src/tool/contract';
+import { type McpHarness, openMcpHarness } from '../../../helpers/mcpHarness';
+import { useTempDir } from '../../../helpers/tempDir';
+import { deferred, testTool, waitFor } from '../../../helpers/testTools';
+
+const tmp = useTempDir('toolhost-mcp-');
+let h: McpHarness | undefined;
+afterEach(async () => {
+  await h?.dispose();
+  h = undefined;
+});
+
+const TextSchema = z.object({ text: z.string().describe('What to echo.') });
+const echoTool = testTool<{ text: string }>('Echo', {
+  schema: TextSchema,
+  accesses: () => ToolAccesses.none(),
+  execute: (input) => ({ output: `echo: ${input.text}` }),
+});
+
+function text(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await h!.client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+describe('tools/list', () => {
+  test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, builtins: true, tools: [echoTool] });
+    const { tools } = await h.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
+    expect(tools.find((t) => t.name === 'Echo')).toEqual({
+      name: 'Echo',
+      description: 'Test tool Echo.',
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'What to echo.' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
+    });
+    const read = tools.find((t) => t.name === 'Read')!;
+    expect(read.description).toBe(h.agent.registry.get('Read')!.tool.description);
+    expect(read.inputSchema).not.toHaveProperty('$schema');
+    expect(read.inputSchema.required).toEqual(['path']);
+    expect(read.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(tools.find((t) => t.name === 'Write')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(tools.find((t) => t.name === 'Bash')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+  });
+
+  test('the server declares tools with listChanged and gives instructions naming the workspace', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
+    expect(h.client.getServerVersion()?.name).toBe('toolhost');
+    expect(h.client.getInstructions()).toContain(`working in ${tmp.path}. Relative paths resolve against that directory`);
+  });
+});
+
+describe('tools/call runs the executor pipeline', () => {
+  test('a result becomes text content with the outcome in _meta', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    expect(await call('Echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }], _meta: { 'toolhost/outcome': 'executed' } });
+  });
+
+  test('unknown tools and invalid arguments are error results with the executor text', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    expect(await call('Ecko', { text: 'x' })).toEqual({
+      content: [{ type: 'text', text: 'Tool "Ecko" not found. Did you mean "Echo"?' }],
+      isError: true,
+      _meta: { 'toolhost/outcome': 'rejected' },
+    });
+    const invalid = await call('Echo', { text: 5, extra: true });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toMatch(/^Invalid args for tool "Echo": /);
+  });
+
+  test('media parts, structured content and errors thrown by a tool are mapped', async () => {
+    const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
+    const tools = [
+      testTool('Picture', {
+        accesses: () => ToolAccesses.none(),
+        execute: () => ({ output: [{ type: 'text', text: 'a picture' }, { type: 'image', data: png, mimeType: 'image/png' }], structuredContent: { width: 1, height: 1 } }),
+      }),
+      testTool('Boom', {
+        accesses: () => ToolAccesses.none(),
+        execute: () => {
+          throw new Error('kaput');
+        },
+      }),
+      testTool('Refuses', { accesses: () => ToolAccesses.none(), execute: () => toolError('Nothing to do here; use Echo instead.') }),
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools });
+    expect(await call('Picture')).toEqual({
+      content: [
+        { type: 'text', text: 'a picture' },
+        { type: 'image', data: png, mimeType: 'image/png' },
+      ],
+      structuredContent: { width: 1, height: 1 },
+      _meta: { 'toolhost/outcome': 'executed' },
+    });
+    expect(await call('Boom')).toEqual({ content: [{ type: 'text', text: 'Tool "Boom" failed: kaput' }], isError: true, _meta: { 'toolhost/outcome': 'executed' } });
+    expect(await call('Refuses')).toEqual({
+      content: [{ type: 'text', text: 'Nothing to do here; use Echo instead.' }],
+      isError: true,
+      _meta: { 'toolhost/outcome': 'executed' },
+    });
+    // The server is still serving.
+    expect(text(await call('Picture'))).toBe('a picture\n[image]');
+  });
+
+  test('output over the budget is spilled to a file; the result points at it and _meta names it', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n');
+    const tools = [testTool('Big', { accesses: () => ToolAccesses.none(), execute: () => ({ output: big }) })];
+    h = await openMcpHarness({ cwd: tmp.path, tools, config: { toolResult: { maxChars: 5000 } }, dataDir: nodePath.join(tmp.path, 'data') });
+    const result = await call('Big');
+    const path = result._meta?.['toolhost/outputPath'] as string;
+    expect(path.startsWith(nodePath.join(tmp.path, 'data', 'tool-results') + nodePath.sep)).toBe(true);
+    expect(fs.readFileSync(path, 'utf8')).toBe(big);
+    expect(result.isError).toBeUndefined();
+    expect(text(result)).toContain(`output_path: ${path}`);
+    expect(text(result)).toContain('line 1 xxxxxxxxxxxxxxxxxxxx');
+    expect(text(result).length).toBeLessThan(big.length);
+  });
+});
+
+describe('approvals', () => {
+  // Writes a file in the workspace; its approval rule is Touch(<path>), matched on the path.
+  const writeTool = testTool<{ path?: string }>('Touch', {
+    resolve: (input) => ({
+      accesses: [ToolAccesses.writeFile(nodePath.resolve(tmp.path, input.path ?? 'x'))],
+      description: `Touching ${input.path}`,
+      display: { kind: 'file_io', operation: 'write', path: input.path ?? 'x' },
+      approvalRule: `Touch(${input.path})`,
+      matchesRule: (ruleArgs) => ruleArgs === input.path,
+      execute: async () => {
+        fs.writeFileSync(nodePath.resolve(tmp.path, input.path!), 'touched');
+        return { output: `touched ${input.path}` };
+      },
+    }),
+  });
+
+  test('without elicitation and without --yes, a call that needs approval is denied naming --yes and approval.allow', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool] });
+    expect(await call('Touch', { path: 'a.txt' })).toEqual({
+      content: [
+        {
+          type: 'text',
+          text:
+            'Tool "Touch" was not run: it needs approval and there is no one to approve it. To allow it, add a rule such as "Touch(a.txt)" to approval.allow in toolhost.json, ' +
+            'or start "toolhost mcp serve" with --yes to approve every call, or connect from an MCP client that supports elicitation. ' +
+            'Do not retry the same call; choose a different approach or ask the user how to proceed.',
+        },
+      ],
+      isError: true,
+      _meta: { 'toolhost/outcome': 'denied' },
+    });
+    expect(fs.existsSync(nodePath.join(tmp.path, 'a.txt'))).toBe(false);
+  });
+
+  test('a config approval.allow rule approves it without asking', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], config: { approval: { allow: ['Touch'] } } });
+    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+  });
+
+  test('--yes approves it; approval.deny still wins', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], approveAll: true, config: { approval: { deny: ['Touch(secret.txt)'] } } });
+    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    const denied = await call('Touch', { path: 'secret.txt' });
+    expect(denied._meta).toEqual({ 'toolhost/outcome': 'denied' });
+    expect(text(denied)).toMatch(/^Tool "Touch" was denied by the approval rule "Touch\(secret.txt\)" \(config approval.deny\)/);
+  });
+
+  test('a client with elicitation is asked; approve runs the call', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve' } }) });
+    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(h.elicitations).toHaveLength(1);
+    const params = h.elicitations[0]!.params;
+    expect(params.message).toBe(
+      'Touch wants to run: Touching a.txt\n    write a.txt\nApprove this call? "Approve for this session" also allows Touch(a.txt) until the server stops.',
+    );
+    expect(params).toMatchObject({
+      mode: 'form',
+      requestedSchema: { type: 'object', required: ['decision'], properties: { decision: { type: 'string', enum: ['approve', 'approve_session', 'reject'] } } },
+      _meta: { 'toolhost/approval': { toolName: 'Touch', args: { path: 'a.txt' }, approvalRule: 'Touch(a.txt)' } },
+    });
+    // Once approved means once.
+    await call('Touch', { path: 'a.txt' });
+    expect(h.elicitations).toHaveLength(2);
+  });
+
+  test('approve_session stores the rule: the same call is not asked again', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve_session' } }) });
+    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(h.elicitations).toHaveLength(1);
+    await call('Touch', { path: 'b.txt' });
+    expect(h.elicitations).toHaveLength(2);
+  });
+
+  test.each<[string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> }, string]>([
+    ['reject with a reason', { action: 'accept', content: { decision: 'reject', reason: 'use b.txt instead' } }, 'Reason: use b.txt instead'],
+    ['decline', { action: 'decline' }, 'Reason: The user declined the approval request.'],
+    ['cancel', { action: 'cancel' }, 'Reason: The user dismissed the approval request without deciding.'],
+  ])('%s denies the call and tells the model why', async (_name, answer, reason) => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => answer });
+    const result = await call('Touch', { path: 'a.txt' });
+    expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
+    expect(text(result)).toBe(`Tool "Touch" was not run: the user rejected it. ${reason} Do not retry the same call; choose a different approach or ask the user how to proceed.`);
+    expect(fs.existsSync(nodePath.join(tmp.path, 'a.txt'))).toBe(false);
+  });
+
+  test('an elicitation the client fails to answer denies the call and the server goes on', async () => {
+    h = await openMcpHarness({
+      cwd: tmp.path,
+      tools: [writeTool, echoTool],
+      elicitation: () => {
+        throw new Error('no UI');
+      },
+    });
+    const result = await call('Touch', { path: 'a.txt' });
+    expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
+    expect(text(result)).toMatch(/^Tool "Touch" was not run: the approval request failed \(MCP error -32603: no UI\)\./);
+    expect(text(await call('Echo', { text: 'still here' }))).toBe('echo: still here');
+  });
+});
+
+describe('concurrency and order across requests', () => {
+  test('requests run concurrently: a call can finish while an earlier one still runs', async () => {
+    const release = deferred();
+    const tools = [
+      testTool('Slow', { accesses: () => ToolAccesses.none(), execute: async () => (await release.promise, { output: 'slow done' }) }),
+      echoTool,
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools });
+    const slow = call('Slow');
+    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Slow to start');
+    expect(text(await call('Echo', { text: 'meanwhile' }))).toBe('echo: meanwhile');
+    release.resolve();
+    expect(text(await slow)).toBe('slow done');
+  });
+
+  function fileTool(name: string, events: string[], gates: Map<string, { promise: Promise<void> }>) {
+    return testTool<{ id?: string; path?: string }>(name, {
+      accesses: (input) => [ToolAccesses.writeFile(nodePath.join(tmp.path, input.path!))],
+      execute: async (input) => {
+        events.push(`start ${input.id}`);
+        await gates.get(input.id!)?.promise;
+        events.push(`end ${input.id}`);
+        return { output: `${input.id} done` };
+      },
+    });
+  }
+
+  test('calls of different requests that write the same file run one after the other, in arrival order', async () => {
+    const events: string[] = [];
+    const gates = new Map([['first', deferred()]]);
+    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    const first = call('Put', { id: 'first', path: 'same.txt' });
+    await waitFor(() => events.includes('start first'), 10_000, 'the first call to start');
+    const second = call('Put', { id: 'second', path: 'same.txt' });
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, 10_000, 'the second call to wait');
+    expect(events).toEqual(['start first']);
+    gates.get('first')!.resolve();
+    expect(text(await first)).toBe('first done');
+    expect(text(await second)).toBe('second done');
+    expect(events).toEqual(['start first', 'end first', 'start second', 'end second']);
+  });
+
+  test('calls of different requests on different files run side by side', async () => {
+    const events: string[] = [];
+    const gates = new Map([['a', deferred()]]);
+    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    const a = call('Put', { id: 'a', path: 'a.txt' });
+    await waitFor(() => events.includes('start a'), 10_000, 'a to start');
+    expect(text(await call('Put', { id: 'b', path: 'b.txt' }))).toBe('b done');
+    expect(events).toEqual(['start a', 'start b', 'end b']);
+    gates.get('a')!.resolve();
+    await a;
+  });
+
+  test('a call cancelled while it waits for a conflicting call does not run, and does not block later ones', async () => {
+    const events: string[] = [];
+    const gates = new Map([['first', deferred()]]);
+    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    const first = call('Put', { id: 'first', path: 'same.txt' });
+    await waitFor(() => events.includes('start first'), 10_000, 'the first call to start');
+    const controller = new AbortController();
+    const second = h.client.callTool({ name: 'Put', arguments: { id: 'second', path: 'same.txt' } }, undefined, { signal: controller.signal });
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, 10_000, 'the second call to wait');
+    controller.abort();
+    await expect(second).rejects.toThrow();
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 0, 10_000, 'the second call to leave the queue');
+    const third = call('Put', { id: 'third', path: 'same.txt' });
+    gates.get('first')!.resolve();
+    await first;
+    expect(text(await third)).toBe('third done');
+    expect(events).toEqual(['start first', 'end first', 'start third', 'end third']);
+  });
+});
+
+describe('cancellation and progress', () => {
+  test('notifications/cancelled aborts the running call; the server goes on', async () => {
+    const sawAbort = deferred<string>();
+    const tools = [
+      testTool('Wait', {
+        accesses: () => ToolAccesses.none(),
+        execute: (_input, ctx) =>
+          new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () => {
+              sawAbort.resolve(String(ctx.signal.reason));
+              resolve({ output: 'stopped' });
+            });
+          }),
+      }),
+      echoTool,
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools });
+    const outcomes: string[] = [];
+    h.agent.executor.onToolCallFinished((e) => outcomes.push(`${e.name}:${e.outcome}`));
+    const controller = new AbortController();
+    const pending = h.client.callTool({ name: 'Wait', arguments: {} }, undefined, { signal: controller.signal });
+    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Wait to start');
+    controller.abort('the user pressed stop');
+    await expect(pending).rejects.toThrow('the user pressed stop');
+    expect(await sawAbort.promise).toBe('the user pressed stop');
+    await waitFor(() => outcomes.length === 1, 10_000, 'the call to finish');
+    expect(outcomes).toEqual(['Wait:aborted']);
+    expect(text(await call('Echo', { text: 'next' }))).toBe('echo: next');
+  });
+
+  test('cancelling a call whose approval is being asked cancels the elicitation too', async () => {
+    const elicitationAborted = deferred();
+    const touch = testTool('Touch', { execute: () => ({ output: 'touched' }) });
+    h = await openMcpHarness({
+      cwd: tmp.path,
+      tools: [touch, echoTool],
+      elicitation: (_request, extra) =>
+        new Promise((_resolve, reject) =>
+          extra.signal.addEventListener('abort', () => {
+            elicitationAborted.resolve();
+            reject(new Error('cancelled'));
+          }),
+        ),
+    });
+    const controller = new AbortController();
+    const pending = h.client.callTool({ name: 'Touch', arguments: {} }, undefined, { signal: controller.signal });
+    await waitFor(() => h!.elicitations.length === 1, 10_000, 'the elicitation');
+    controller.abort();
+    await expect(pending).rejects.toBeDefined();
+    await elicitationAborted.promise;
+    expect(text(await call('Echo', { text: 'next' }))).toBe('echo: next');
+  });
+
+  test('tool progress becomes notifications/progress for a request with a progress token', async () => {
+    const seen = deferred();
+    const tools = [
+      testTool('Steps', {
+        accesses: () => ToolAccesses.none(),
+        execute: async (_input, ctx) => {
+          ctx.onUpdate({ kind: 'progress', progress: 1, total: 3, text: 'one' });
+          ctx.onUpdate({ kind: 'progress', progress: 2, total: 3 });
+          ctx.onUpdate({ kind: 'stdout', text: 'compiling a.ts\ncompiling b.ts\n' });
+          await seen.promise;
+          return { output: 'all steps done' };
+        },
+      }),
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools });
+    const progress: Progress[] = [];
+    const pending = h.client.callTool({ name: 'Steps', arguments: {} }, undefined, {
+      onprogress: (p) => {
+        progress.push(p);
+        if (progress.length === 3) seen.resolve();
+      },
+    });
+    expect(text((await pending) as CallToolResult)).toBe('all steps done');
+    expect(progress).toEqual([
+      { progress: 1, total: 3, message: 'one' },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3, message: 'compiling b.ts' },
+    ]);
+  });
+
+  test('a long call that reports nothing gets "still running" progress notifications', async () => {
+    const enough = deferred();
+    const tools = [testTool('Quiet', { accesses: () => ToolAccesses.none(), execute: async () => (await enough.promise, { output: 'done' }) })];
+    h = await openMcpHarness({ cwd: tmp.path, tools, server: { heartbeatMs: 20 } });
+    const progress: Progress[] = [];
+    const pending = h.client.callTool({ name: 'Quiet', arguments: {} }, undefined, {
+      onprogress: (p) => {
+        progress.push(p);
+        if (progress.length === 2) enough.resolve();
+      },
+    });
+    expect(text((await pending) as CallToolResult)).toBe('done');
+    expect(progress.map((p) => p.progress)).toEqual([1, 2]);
+    expect(progress[0]!.message).toMatch(/^Quiet is still running \(\d+ s\)$/);
+  });
+
+  test('progress faster than the interval is coalesced (the newest update wins)', async () => {
+    const sent = deferred();
+    const tools = [
+      testTool('Chatty', {
+        accesses: () => ToolAccesses.none(),
+        execute: async (_input, ctx) => {
+          for (let i = 1; i <= 50; i++) ctx.onUpdate({ kind: 'progress', progress: i, total: 50 });
+          await sent.promise;
+          return { output: 'done' };
+        },
+      }),
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools, server: { progressIntervalMs: 50 } });
+    const progress: Progress[] = [];
+    const pending = h.client.callTool({ name: 'Chatty', arguments: {} }, undefined, {
+      onprogress: (p) => {
+        progress.push(p);
+        if (p.progress === 50) sent.resolve();
+      },
+    });
+    await pending;
+    expect(progress).toEqual([
+      { progress: 1, total: 50 },
+      { progress: 50, total: 50 },
+    ]);
+  });
+});
+
+describe('the tool list follows the active set', () => {
+  test('a config change that disables a tool is announced with tools/list_changed', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool, testTool('Other')] });
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Other']);
+    h.app.config.update({ tools: { disabled: ['Other'] } });
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo']);
+    expect(text(await call('Other'))).toBe('Tool "Other" not found');
+  });
+
+  test('a feature added at run time is announced', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    await h.client.listTools();
+    h.app.addFeature(new Feature('late').contributeTool(testTool('Late', { accesses: () => ToolAccesses.none() })));
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Late']);
+    expect(text(await call('Late'))).toBe('Late done');
+  });
+
+  test('a description that changes with the config is announced', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, builtins: true });
+    const before = (await h.client.listTools()).tools.find((t) => t.name === 'Read')!.description;
+    expect(before).toContain('at most 50,000 characters');
+    h.app.config.update({ read: { maxChars: 20_000 } });
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    expect((await h.client.listTools()).tools.find((t) => t.name === 'Read')!.description).toContain('at most 20,000 characters');
+  });
+
+  test('several changes in a row are announced once', async () => {
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool, testTool('A'), testTool('B')], server: { listChangedDelayMs: 200 } });
+    await h.client.listTools();
+    h.app.config.update({ tools: { disabled: ['A'] } });
+    h.app.config.update({ tools: { disabled: ['A', 'B'] } });
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    // A later change is a new announcement: the count proves the first burst was one.
+    h.app.config.update({ tools: { disabled: [] } });
+    await waitFor(() => h!.listChanged.length === 2, 10_000, 'the second tools/list_changed');
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['A', 'B', 'Echo']);
+  });
+});
+
+describe('host tools and deferred loading', () => {
+  const askTeammate = { name: 'ask_teammate', description: 'Asks a teammate a question.', parameters: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } };
+
+  test('user tools the library host registers are served; their calls go to the host through the delegate', async () => {
+    const host = {
+      canRequest: (kind: string) => kind === 'user_tool',
+      request: async (request: { kind: string; name?: string; args?: unknown }) => ({ output: `${request.name} answered ${JSON.stringify(request.args)}` }),
+    } as unknown as ISessionInteractionService;
+    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool], delegate: host });
+    await h.client.listTools();
+    h.agent.get(IAgentUserToolService).register(askTeammate);
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    const { tools } = await h.client.listTools();
+    expect(tools.find((t) => t.name === 'ask_teammate')).toEqual({
+      name: 'ask_teammate',
+      description: 'Asks a teammate a question.',
+      inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
+    });
+    expect(text(await call('ask_teammate', { question: 'why?' }))).toBe('ask_teammate answered {"question":"why?"}');
+  });
+
+  test('with deferred loading on, a deferred tool is listed once select_tools loads it', async () => {
+    h = await openMcpHarness({
+      cwd: tmp.path,
+      builtins: true,
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      modelCapabilities: ['dynamically_loaded_tools'],
+      delegate: { canRequest: () => true, request: async () => ({ output: 'ok' }) } as unknown as ISessionInteractionService,
+    });
+    h.agent.get(IAgentUserToolService).register({ ...askTeammate, disclosure: 'deferred' });
+    const before = (await h.client.listTools()).tools.map((t) => t.name);
+    expect(before).toContain('select_tools');
+    expect(before).not.toContain('ask_teammate');
+    expect(text(await call('ask_teammate', { question: 'q' }))).toBe(
+      'Tool "ask_teammate" is available but not loaded. Call select_tools with ["ask_teammate"] first, then call the tool.',
+    );
+    expect(text(await call('select_tools', { names: ['ask_teammate'] }))).toContain('Loaded: ask_teammate');
+    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('ask_teammate');
+    expect(text(await call('ask_teammate', { question: 'q' }))).toBe('ok');
+  });
+});
+
+describe('close', () => {
+  test('close() aborts running calls and waits for them', async () => {
+    const events: string[] = [];
+    const tools = [
+      testTool('Wait', {
+        accesses: () => ToolAccesses.none(),
+        execute: (_input, ctx) =>
+          new Promise((resolve) =>
+            ctx.signal.addEventListener('abort', () => {
+              events.push('aborted');
+              resolve({ output: 'stopped' });
+            }),
+          ),
+      }),
+    ];
+    h = await openMcpHarness({ cwd: tmp.path, tools });
+    const pending = h.client.callTool({ name: 'Wait', arguments: {} });
+    pending.catch(() => undefined);
+    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Wait to start');
+    await h.mcp.close();
+    expect(events).toEqual(['aborted']);
+    expect(h.mcp.activeCalls).toBe(0);
+    await expect(pending).rejects.toThrow(/Connection closed/);
+  });
+});
