@@ -4,7 +4,7 @@ import 'reflect-metadata';
 export { createServiceId, serviceIdName, type ServiceIdentifier } from './di/serviceId';
 export { App, createApp, type CreateAppOptions } from './scopes/appScope';
 export { Agent, AgentCreationError, type CreateAgentOptions } from './scopes/agentScope';
-export { Feature, defineFeature, type ScopeBindings } from './di/feature';
+export { Feature, defineFeature, type FeatureOptions, type ScopeBindings } from './di/feature';
 export {
   registerAgentToolService,
   IAgentToolContribution,
@@ -206,7 +206,11 @@ export {
 export { IAgentStartup } from './di/agentStartup';
 
 // Builtin tools
-export { builtinFeatures, createOsToolsFeature, createTaskToolsFeature, createToolSelectFeature } from './scopes/builtinFeatures';
+export { builtinFeatures } from './scopes/builtinFeatures';
+export { createOsToolsFeature } from './tools/os/osFeature';
+export { createEditToolFeature } from './tools/edit/editFeature';
+export { createTaskToolsFeature } from './tools/task/taskFeature';
+export { createToolSelectFeature } from './tools/selectTools/selectToolsFeature';
 export { SelectToolsTool, ISelectToolsTool, selectToolsTool } from './tools/selectTools/selectToolsTool';
 export { ReadTool, IReadTool, readTool } from './tools/os/read/readTool';
 export { ReadInputSchema, type ReadInput } from './tools/os/read/read';

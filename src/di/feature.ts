@@ -4,6 +4,11 @@ import { type AgentToolContribution, type AgentToolContributionOptions, register
 
 export type ScopeBindings = (options: ContainerModuleLoadOptions) => void;
 
+export interface FeatureOptions {
+  /** Ids of features this one needs in the same App (it uses their services through their contract files). */
+  readonly requires?: readonly string[];
+}
+
 /**
  * A unit that extends toolhost: App-scope bindings, Agent-scope bindings (loaded into every
  * agent), and tools. Features only add bindings; they never edit the host. An App is built from
@@ -17,8 +22,15 @@ export class Feature {
   private appModuleCache?: ContainerModule;
   private agentModuleCache?: ContainerModule;
 
-  constructor(readonly id: string) {
+  /** Ids of the features this one needs in the same App; createApp and addFeature check them. */
+  readonly requires: readonly string[];
+
+  constructor(
+    readonly id: string,
+    options: FeatureOptions = {},
+  ) {
     if (id.trim() === '') throw new Error('A feature needs a non-empty id.');
+    this.requires = Object.freeze([...(options.requires ?? [])]);
   }
 
   /** Adds a tool: a contribution from registerAgentToolService, or the same arguments. */

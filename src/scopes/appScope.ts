@@ -54,6 +54,7 @@ export class App implements AgentHost {
       this.featureModules.set(feature.id, tools);
       this.container.load(tools);
     }
+    for (const feature of this.featureList) this.assertRequirements(feature, this.featureList);
     options.overrides?.(this.container);
   }
 
@@ -90,6 +91,7 @@ export class App implements AgentHost {
   /** Adds a feature to the running App; every agent gets its bindings and recomputes its tools. */
   addFeature(feature: Feature): void {
     this.assertNewFeature(feature);
+    this.assertRequirements(feature, [...this.featureList, feature]);
     this.featureList.push(feature);
     if (feature.appModule) this.container.load(feature.appModule);
     for (const agent of this.agentList) agent.loadFeature(feature);
@@ -101,6 +103,8 @@ export class App implements AgentHost {
   removeFeature(id: string): void {
     const index = this.featureList.findIndex((f) => f.id === id);
     if (index < 0) throw new Error(`No feature "${id}" to remove.`);
+    const dependent = this.featureList.find((f) => f.requires.includes(id));
+    if (dependent) throw new Error(`Feature "${id}" is required by feature "${dependent.id}"; remove "${dependent.id}" first.`);
     const [feature] = this.featureList.splice(index, 1) as [Feature];
     this.get(IBuiltinToolAssemblyService).remove(feature.tools);
     for (const agent of this.agentList) agent.unloadFeature(feature);
@@ -123,6 +127,14 @@ export class App implements AgentHost {
     this.disposed = true;
     await Promise.all([...this.agentList].map((agent) => agent.dispose()));
     await this.container.unbindAllAsync();
+  }
+
+  private assertRequirements(feature: Feature, features: readonly Feature[]): void {
+    for (const required of feature.requires) {
+      if (!features.some((f) => f.id === required)) {
+        throw new Error(`Feature "${feature.id}" requires feature "${required}"; create the App with both (builtinFeatures() has every builtin one).`);
+      }
+    }
   }
 
   private assertNewFeature(feature: Feature): void {

@@ -7,7 +7,8 @@ import type { ToolhostConfigInput } from '../../../../src/services/config/config
 import { ToolAccesses } from '../../../../src/tool/accesses';
 import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '../../../../src/tool/contract';
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
-import { builtinFeatures, createOsToolsFeature } from '../../../../src/scopes/builtinFeatures';
+import { builtinFeatures } from '../../../../src/scopes/builtinFeatures';
+import { createOsToolsFeature } from '../../../../src/tools/os/osFeature';
 import { callTool, text } from '../../../helpers/agentHarness';
 import { isAlive, killQuietly } from '../../../helpers/processes';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../../helpers/tempDir';

@@ -1,0 +1,32 @@
+import { Feature } from '../../di/feature';
+import { bashTool } from './bash/bashTool';
+import { IAgentFileStateService } from './contract';
+import { AgentFileStateService } from './fileState/agentFileStateService';
+import { globTool } from './glob/globTool';
+import { IGrepEngineService, IRipgrepLocatorService } from './grep/grepEngineSelection';
+import { GrepEngineService } from './grep/grepEngineService';
+import { grepTool } from './grep/grepTool';
+import { RipgrepLocatorService } from './grep/ripgrepLocatorService';
+import { readTool } from './read/readTool';
+import { writeTool } from './write/writeTool';
+
+/** The OS tools: Read, Write, Glob, Grep and Bash, the Grep engines and the file-state service. */
+export function createOsToolsFeature(): Feature {
+  return (
+    new Feature('os')
+      .bindApp(
+        ({ bind }) => {
+          bind(IRipgrepLocatorService).to(RipgrepLocatorService).inSingletonScope();
+          bind(IGrepEngineService).to(GrepEngineService).inSingletonScope();
+        },
+        [IRipgrepLocatorService, IGrepEngineService],
+      )
+      // The stale-write guard: Read records what the agent saw, Write and Edit check it.
+      .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())
+      .contributeTool(readTool)
+      .contributeTool(writeTool)
+      .contributeTool(globTool)
+      .contributeTool(grepTool)
+      .contributeTool(bashTool)
+  );
+}

@@ -1,0 +1,21 @@
+import { Feature } from '../../di/feature';
+import { AgentTaskService } from './agentTaskService';
+import { IAgentTaskService } from './contract';
+import { taskListTool } from './taskList/taskListTool';
+import { taskOutputTool } from './taskOutput/taskOutputTool';
+import { taskStopTool } from './taskStop/taskStopTool';
+import { waitForTool } from './waitFor/waitForTool';
+
+/**
+ * Background tasks: the Agent-scope task service (it owns the task processes and stops them when
+ * the agent ends) and the tools to list, read, stop and wait for tasks. Bash starts tasks with
+ * `run_in_background` only when this feature is present.
+ */
+export function createTaskToolsFeature(): Feature {
+  return new Feature('task')
+    .bindAgent(({ bind }) => bind(IAgentTaskService).to(AgentTaskService).inSingletonScope())
+    .contributeTool(taskListTool)
+    .contributeTool(taskOutputTool)
+    .contributeTool(taskStopTool)
+    .contributeTool(waitForTool);
+}
