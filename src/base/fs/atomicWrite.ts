@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import type { RuntimeFs } from '../../services/runtime/runtime';
+import type { RuntimeFs } from './runtimeFs';
 
 /** Where a producer writes the new content of a file. */
 export interface AtomicWriteSink {

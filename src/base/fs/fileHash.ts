@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { RuntimeFs } from '../../services/runtime/runtime';
+import type { RuntimeFs } from './runtimeFs';
 
 const CHUNK_BYTES = 1024 * 1024;
 

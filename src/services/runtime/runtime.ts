@@ -1,13 +1,10 @@
-import type * as fsp from 'node:fs/promises';
 import type { Event } from '../../base/event';
 import { createServiceId } from '../../di/serviceId';
 import type { RuntimeCapability } from '../../di/toolContribution';
 
-/** The file operations tools use, shaped like node:fs/promises so the local runtime is a pass-through. */
-export type RuntimeFs = Pick<
-  typeof fsp,
-  'open' | 'stat' | 'lstat' | 'readFile' | 'writeFile' | 'appendFile' | 'rename' | 'mkdir' | 'realpath' | 'readdir' | 'unlink' | 'rm' | 'chmod' | 'copyFile'
->;
+import type { RuntimeFs } from '../../base/fs/runtimeFs';
+
+export type { RuntimeFs };
 
 /** Where tools run: the local machine, or something a host plugs in. */
 export interface Runtime {

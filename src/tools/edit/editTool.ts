@@ -19,7 +19,7 @@ import { renderPrompt } from '../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../tool/ruleMatch';
 import { detectEncoding, knownBinaryType } from '../../base/fs/fileSniff';
 import { writeFileAtomic } from '../../base/fs/atomicWrite';
-import { fsErrorMessage, preview } from '../os/write/fileToolShared';
+import { fsErrorMessage, preview } from '../../base/fs/fileText';
 import { type EditInput, EditInputSchema } from './edit';
 import { detectLineEndings, findOccurrences, firstInvalidUtf8, type LineEndingStyle, lineNumbersAt, withLineEndings } from './editText';
 import { findNearMatch, linesOf, type NearMatch } from './nearMatch';

@@ -5,7 +5,7 @@ import { type App, createApp } from '../../../src/scopes/appScope';
 import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
 import type { Runtime } from '../../../src/services/runtime/runtime';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { fsErrorMessage } from '../../../src/tools/os/write/fileToolShared';
+import { fsErrorMessage } from '../../../src/base/fs/fileText';
 import { callTool, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 

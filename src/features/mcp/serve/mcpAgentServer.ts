@@ -13,7 +13,9 @@ import type {
 import { mcpSdk } from '../sdk';
 import { errorMessage } from '../../../base/errors';
 import { DisposableStore } from '../../../base/lifecycle';
-import type { Agent } from '../../../scopes/agentScope';
+import type { ServiceAccessor } from '../../../di/toolContribution';
+import { IAgentToolExecutorService } from '../../../services/executor/toolExecutor';
+import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentToolSelectService } from '../../../services/toolSelect/toolSelect';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
@@ -108,7 +110,8 @@ export class McpAgentServer {
   readonly closed: Promise<void> = new Promise((resolve) => (this.closedResolve = resolve));
 
   constructor(
-    private readonly agent: Agent,
+    /** The agent whose tools are served: an `Agent`, or anything that resolves its services. */
+    private readonly agent: ServiceAccessor,
     options: McpAgentServerOptions = {},
   ) {
     this.log = options.log ?? (() => undefined);
@@ -163,7 +166,7 @@ export class McpAgentServer {
       return work;
     });
 
-    const executor = agent.executor;
+    const executor = agent.get(IAgentToolExecutorService);
     this.disposables.add(
       executor.onWillExecuteTool(
         (ctx) => {
@@ -188,7 +191,7 @@ export class McpAgentServer {
       }),
     );
     this.disposables.add(executor.onToolProgress((event) => this.progress(event.toolCallId, event.update)));
-    this.disposables.add(agent.registry.onDidChange(() => this.scheduleListCheck()));
+    this.disposables.add(agent.get(IAgentToolRegistryService).onDidChange(() => this.scheduleListCheck()));
     // Policy changes and tools loaded by select_tools.
     this.disposables.add(agent.get(IAgentToolSelectService).onDidChangeModelTools(() => this.scheduleListCheck()));
     this.disposables.add(agent.get(IConfigService).onDidChange(() => this.scheduleListCheck()));
@@ -237,10 +240,10 @@ export class McpAgentServer {
    */
   listTools(): McpTool[] {
     const tools: McpTool[] = [];
-    for (const info of this.agent.modelTools()) {
+    for (const info of this.agent.get(IAgentToolSelectService).modelTools()) {
       let tool: McpTool | undefined;
       try {
-        const annotations = this.agent.registry.get(info.name)?.tool.annotations;
+        const annotations = this.agent.get(IAgentToolRegistryService).get(info.name)?.tool.annotations;
         tool = toMcpTool({ name: info.name, description: info.description, parameters: info.parameters, ...(annotations ? { annotations } : {}) });
       } catch (error) {
         this.warnUnservable(info.name, errorMessage(error));
@@ -278,7 +281,7 @@ export class McpAgentServer {
       state.heartbeat = setInterval(() => this.beat(state), Math.max(1, Math.floor(this.heartbeatMs / 2)));
     }
     try {
-      const [result] = await this.agent.executor.execute([{ id, name, arguments: args ?? {} }], { signal: request.signal });
+      const [result] = await this.agent.get(IAgentToolExecutorService).execute([{ id, name, arguments: args ?? {} }], { signal: request.signal });
       if (!result) throw new Error('the executor returned no result');
       return toCallToolResult(result);
     } catch (error) {

@@ -16,7 +16,8 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { type AtomicWriteSink, writeFileAtomic } from '../../../base/fs/atomicWrite';
-import { currentStateOf, fsErrorMessage, preview, statIfExists } from './fileToolShared';
+import { fsErrorMessage, preview, statIfExists } from '../../../base/fs/fileText';
+import { currentStateOf } from '../fileState/currentFileState';
 import { type WriteInput, WriteInputSchema } from './write';
 
 const PARAMETERS = toInputJsonSchema(WriteInputSchema);

@@ -1,9 +1,7 @@
 import type { Stats } from 'node:fs';
-import { errorMessage, isErrnoException } from '../../../base/errors';
-import { formatCount } from '../../../base/strings';
-import type { CurrentFileState } from '../contract';
-import { sha256OfFile } from '../../../base/fs/fileHash';
-import type { RuntimeFs } from '../../../services/runtime/runtime';
+import { errorMessage, isErrnoException } from '../errors';
+import { formatCount } from '../strings';
+import type { RuntimeFs } from './runtimeFs';
 
 /** Characters of content a display (approval prompt, UI) carries at most, per field. */
 export const DISPLAY_PREVIEW_CHARS = 8_000;
@@ -25,11 +23,6 @@ export async function statIfExists(fs: RuntimeFs, path: string): Promise<Stats |
     if (isErrnoException(error) && error.code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-/** The state the stale-write guard compares, hashing the file only if it is asked to. */
-export function currentStateOf(fs: RuntimeFs, path: string, stat: Stats, signal?: AbortSignal): CurrentFileState {
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, sha256: () => sha256OfFile(fs, path, signal) };
 }
 
 /** A file-system error as a sentence for the model. `action` is e.g. `write "a.txt"`. */
