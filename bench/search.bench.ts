@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
-import type { GrepEngineSetting } from '../src/services/config/configSchema';
+import type { GrepEngineSetting } from '../src/tools/os/osConfig';
 import type { ToolExecution, ToolResult } from '../src/tool/contract';
 import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { parseRustRegex } from '../src/tools/os/grep/rustRegex';

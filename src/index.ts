@@ -2,9 +2,10 @@ import 'reflect-metadata';
 
 // Scopes and registration
 export { createServiceId, serviceIdName, type ServiceIdentifier } from './di/serviceId';
-export { App, createApp, type CreateAppOptions } from './scopes/appScope';
+export { App, createApp, configSchemaFor, type AppConfigInput, type CreateAppOptions } from './scopes/appScope';
+export { type BuiltinConfigInput } from './scopes/builtinFeatures';
 export { Agent, AgentCreationError, type CreateAgentOptions } from './scopes/agentScope';
-export { Feature, defineFeature, type FeatureOptions, type ScopeBindings } from './di/feature';
+export { Feature, defineFeature, type FeatureOptions, type FeatureConfigInput, type ScopeBindings } from './di/feature';
 export {
   registerAgentToolService,
   IAgentToolContribution,
@@ -75,20 +76,31 @@ export {
 export { IAgentToolPolicyService } from './services/toolPolicy/toolPolicy';
 
 // Services: contracts and identifiers
-export { IConfigService, IInitialConfig } from './services/config/config';
-export { ConfigError, parseConfig, loadConfigFile, loadConfigFor, CONFIG_FILE_NAME, type ConfigIssue } from './services/config/configLoader';
+export { IConfigService } from './services/config/config';
+export { ConfigError, parseConfig, readConfigFile, readConfigFor, CONFIG_FILE_NAME, type ConfigIssue } from './services/config/configLoader';
 export {
-  ToolhostConfigSchema,
+  CoreConfigSchema,
+  composeConfigSchema,
+  ConfigCompositionError,
+  type ComposedConfigSchema,
+  type CoreConfig,
+  type CoreConfigInput,
   type ToolhostConfig,
   type ToolhostConfigInput,
-  type ReadConfig,
-  type EditConfig,
-  type StaleGuardConfig,
-  type BashConfig,
-  type TasksConfig,
   type ToolPolicyConfig,
+  type ApprovalConfig,
 } from './services/config/configSchema';
-export { GREP_ENGINES, type GlobConfig, type GrepConfig, type GrepEngineSetting } from './services/config/configSchema';
+export {
+  defineConfigSection,
+  ConfigSectionError,
+  type ConfigSection,
+  type ConfigSectionInput,
+  type ConfigSectionValue,
+} from './di/configSection';
+export { readConfig, staleGuardConfig, bashConfig, globConfig, grepConfig, GREP_ENGINES } from './tools/os/osConfig';
+export type { ReadConfig, StaleGuardConfig, BashConfig, GlobConfig, GrepConfig, GrepEngineSetting } from './tools/os/osConfig';
+export { editConfig, type EditConfig } from './tools/edit/editConfig';
+export { tasksConfig, type TasksConfig } from './tools/task/taskConfig';
 export { IGrepEngineService, IRipgrepLocatorService, type GrepEngineChoice } from './tools/os/grep/grepEngineSelection';
 export { IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
@@ -263,6 +275,7 @@ export { mapMcpCallResult, mapMcpContentBlock, type McpCallToolAnswer } from './
 export {
   McpServerConfigSchema,
   McpServersConfigSchema,
+  mcpServersConfig,
   DEFAULT_MCP_TIMEOUT_MS,
   DEFAULT_MCP_STARTUP_TIMEOUT_MS,
   type McpServerConfig,

@@ -4,7 +4,7 @@ import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
-import { type App, createApp } from '../scopes/appScope';
+import { type App, type AppConfigInput, createApp } from '../scopes/appScope';
 import { describeInactiveToolPattern, findInactiveToolPatterns } from '../toolPolicy/findInactiveToolPatterns';
 import { type ResolvedWorkspace, type WorkspaceFlags, resolveWorkspace } from './commonOptions';
 import { type CliIo, UsageError } from './io';
@@ -22,7 +22,8 @@ export interface AgentSession {
 export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (agent: Container) => void): AgentSession {
   const workspace = resolveWorkspace(flags, io);
   const app = createApp({
-    config: workspace.config,
+    config: workspace.configInput as AppConfigInput,
+    configSource: workspace.configSource,
     // MCP stdio servers start in the workspace, and relative `cwd`s resolve there.
     overrides: (container) => {
       if (container.isBound(IMcpClientOptions)) container.rebind(IMcpClientOptions).toConstantValue({ workingDirectory: workspace.cwd });
@@ -36,7 +37,7 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
     if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);
     throw error;
   }
-  warnAboutInactivePatterns(app, workspace, flags.profile, io);
+  warnAboutInactivePatterns(app, flags.profile, io);
   const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
   mcp?.onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
   return {
@@ -48,15 +49,16 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
   };
 }
 
-function warnAboutInactivePatterns(app: App, workspace: ResolvedWorkspace, profileFlag: string | undefined, io: CliIo): void {
+function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, io: CliIo): void {
+  const config = app.config.config;
   const builtin = new Set(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name));
   const isKnown = (name: string) => builtin.has(name);
   const lists: Array<[string, readonly string[] | undefined]> = [
-    ['tools.enabled', workspace.config.tools.enabled],
-    ['tools.disabled', workspace.config.tools.disabled],
+    ['tools.enabled', config.tools.enabled],
+    ['tools.disabled', config.tools.disabled],
   ];
-  const profileName = profileFlag ?? workspace.config.profile;
-  const profile = profileName ? workspace.config.profiles[profileName] : undefined;
+  const profileName = profileFlag ?? config.profile;
+  const profile = profileName ? config.profiles[profileName] : undefined;
   if (profileName && profile) {
     lists.push([`profiles.${profileName}.tools`, profile.tools], [`profiles.${profileName}.disallowedTools`, profile.disallowedTools]);
   }

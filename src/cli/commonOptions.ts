@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Command } from 'commander';
-import { loadConfigFor } from '../services/config/configLoader';
-import type { ToolhostConfig } from '../services/config/configSchema';
+import { readConfigFor } from '../services/config/configLoader';
 import { type CliIo, UsageError } from './io';
 
 export interface WorkspaceFlags {
@@ -27,11 +26,14 @@ export function addWorkspaceOptions(command: Command): Command {
 
 export interface ResolvedWorkspace {
   readonly cwd: string;
-  readonly config: ToolhostConfig;
+  /** The configuration as read (JSON); the App validates it. */
+  readonly configInput: unknown;
+  /** Names it in error messages: the file, or "defaults". */
+  readonly configSource: string;
   readonly configFile?: string;
 }
 
-/** Validates --cwd and loads the configuration; problems are usage errors (exit code 2). */
+/** Validates --cwd and reads the configuration file; problems are usage errors (exit code 2). */
 export function resolveWorkspace(flags: WorkspaceFlags, io: CliIo): ResolvedWorkspace {
   const cwd = nodePath.resolve(io.cwd, flags.cwd ?? '.');
   let stat: fs.Stats;
@@ -41,6 +43,6 @@ export function resolveWorkspace(flags: WorkspaceFlags, io: CliIo): ResolvedWork
     throw new UsageError(`--cwd: directory "${flags.cwd ?? cwd}" does not exist.`);
   }
   if (!stat.isDirectory()) throw new UsageError(`--cwd: "${flags.cwd ?? cwd}" is not a directory.`);
-  const { config, file } = loadConfigFor(cwd, flags.config === undefined ? undefined : nodePath.resolve(io.cwd, flags.config));
-  return { cwd, config, configFile: file };
+  const { input, file, source } = readConfigFor(cwd, flags.config === undefined ? undefined : nodePath.resolve(io.cwd, flags.config));
+  return { cwd, configInput: input, configSource: source, configFile: file };
 }

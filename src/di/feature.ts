@@ -1,5 +1,7 @@
 import { ContainerModule, type ContainerModuleLoadOptions, type Newable, type ServiceIdentifier } from 'inversify';
+import type { z } from 'zod';
 import type { ExecutableTool } from '../tool/contract';
+import { type ConfigSection, type ConfigSectionInput, defineConfigSection } from './configSection';
 import { type AgentToolContribution, type AgentToolContributionOptions, registerAgentToolService } from './toolContribution';
 
 export type ScopeBindings = (options: ContainerModuleLoadOptions) => void;
@@ -11,14 +13,18 @@ export interface FeatureOptions {
 
 /**
  * A unit that extends toolhost: App-scope bindings, Agent-scope bindings (loaded into every
- * agent), and tools. Features only add bindings; they never edit the host. An App is built from
- * exactly the features it is given, so a test can build one with a single tool.
+ * agent), tools and config sections. Features only add bindings; they never edit the host. An
+ * App is built from exactly the features it is given, so a test can build one with a single tool.
+ * `TConfig` is the config input the feature's sections accept (it grows with `contributeConfig`).
  */
-export class Feature {
+export class Feature<TConfig extends object = object> {
+  /** Type only (never set): the config input of this feature's sections, for `FeatureConfigInput`. */
+  declare readonly configInput?: TConfig;
   private readonly appBindings: ScopeBindings[] = [];
   private readonly agentBindings: ScopeBindings[] = [];
   private readonly toolList: AgentToolContribution[] = [];
   private readonly appServiceIds: ServiceIdentifier<unknown>[] = [];
+  private readonly sectionList: ConfigSection[] = [];
   private appModuleCache?: ContainerModule;
   private agentModuleCache?: ContainerModule;
 
@@ -48,6 +54,21 @@ export class Feature {
     return this;
   }
 
+  /**
+   * Adds a top-level config section (a handle from defineConfigSection, or its key and schema).
+   * The App validates it with the rest of toolhost.json; services read it with
+   * `IConfigService.section(handle)`.
+   */
+  contributeConfig<C extends ConfigSection>(section: C): Feature<TConfig & ConfigSectionInput<C>>;
+  contributeConfig<K extends string, S extends z.ZodType>(key: K, schema: S): Feature<TConfig & ConfigSectionInput<ConfigSection<K, S>>>;
+  contributeConfig(first: ConfigSection | string, schema?: z.ZodType): Feature<object> {
+    this.assertOpen();
+    const section = typeof first === 'string' ? defineConfigSection(first, schema!) : first;
+    if (this.sectionList.some((s) => s.key === section.key)) throw new Error(`Feature "${this.id}" contributes config section "${section.key}" twice.`);
+    this.sectionList.push(section);
+    return this;
+  }
+
   /** Bindings loaded once into the App container. List the App service ids it exposes. */
   bindApp(bindings: ScopeBindings, exposes: readonly ServiceIdentifier<unknown>[] = []): this {
     this.assertOpen();
@@ -65,6 +86,10 @@ export class Feature {
 
   get tools(): readonly AgentToolContribution[] {
     return this.toolList;
+  }
+
+  get configSections(): readonly ConfigSection[] {
+    return this.sectionList;
   }
 
   /** App service ids this feature exposes; the scope tests resolve each from an App alone. */
@@ -90,6 +115,9 @@ export class Feature {
     }
   }
 }
+
+/** The config input a feature's sections accept. */
+export type FeatureConfigInput<F> = F extends { readonly configInput?: infer C } ? C : never;
 
 export function defineFeature(id: string, setup: (feature: Feature) => void): Feature {
   const feature = new Feature(id);

@@ -1,24 +1,45 @@
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
-import { IConfigService, IInitialConfig } from '../services/config/config';
+import { IConfigService, IInitialConfig, IInitialConfigSchema } from '../services/config/config';
 import { type AppEnvironment, IAppEnvironment } from '../services/environment/environment';
 import { parseConfig } from '../services/config/configLoader';
-import type { ToolhostConfig, ToolhostConfigInput } from '../services/config/configSchema';
+import { type ComposedConfigSchema, composeConfigSchema, type ToolhostConfigInput } from '../services/config/configSchema';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { Agent, type AgentHost, type CreateAgentOptions } from './agentScope';
 import { CORE_APP_SERVICES, coreAppModule } from './coreModules';
-import { builtinFeatures } from './builtinFeatures';
+import { type BuiltinConfigInput, builtinFeatures } from './builtinFeatures';
 import type { Feature } from '../di/feature';
 import { IAgentToolContribution } from '../di/toolContribution';
 
 export interface CreateAppOptions {
   /** The features to build the App from; default: every builtin feature. Tests pass exactly what they need. */
   readonly features?: readonly Feature[];
-  /** Configuration: raw (validated here, ConfigError on bad input) or already parsed. */
-  readonly config?: ToolhostConfigInput;
+  /**
+   * Configuration: raw (validated here against the core and the features' sections, ConfigError
+   * on bad input) or already parsed. The builtin features' sections are typed.
+   */
+  readonly config?: AppConfigInput;
+  /** Names the configuration in error messages (e.g. the file it came from); default "configuration". */
+  readonly configSource?: string;
   /** Environment variables for feature flags (default: process.env). */
   readonly env?: AppEnvironment;
   /** Rebinds services before anything is resolved (tests, hosts). */
   readonly overrides?: (container: Container) => void;
+}
+
+/** Configuration an App accepts: the core sections and the builtin features' typed, others by key. */
+export type AppConfigInput = ToolhostConfigInput & BuiltinConfigInput;
+
+/** The root config schema of an App built from `features`; builtin sections it lacks are named in errors. */
+export function configSchemaFor(features: readonly Feature[]): ComposedConfigSchema {
+  const loaded = new Set(features.map((f) => f.id));
+  const absent = new Map<string, string>();
+  for (const builtin of builtinFeatures()) {
+    if (!loaded.has(builtin.id)) for (const section of builtin.configSections) absent.set(section.key, builtin.id);
+  }
+  return composeConfigSchema(
+    features.flatMap((f) => f.configSections.map((section) => ({ section, owner: f.id }))),
+    absent,
+  );
 }
 
 /** Binds a feature's tool contributions into the App's contribution collection. */
@@ -41,12 +62,15 @@ export class App implements AgentHost {
   private disposed = false;
 
   constructor(options: CreateAppOptions = {}) {
-    const config: ToolhostConfig = parseConfig(options.config ?? {});
+    const features = options.features ?? builtinFeatures();
+    const schema = configSchemaFor(features);
+    const config = parseConfig(options.config ?? {}, options.configSource, schema);
     this.container = new Container();
     this.container.bind(IInitialConfig).toConstantValue(config);
+    this.container.bind(IInitialConfigSchema).toConstantValue(schema);
     this.container.bind(IAppEnvironment).toConstantValue({ ...(options.env ?? process.env) });
     this.container.load(coreAppModule);
-    for (const feature of options.features ?? builtinFeatures()) {
+    for (const feature of features) {
       this.assertNewFeature(feature);
       this.featureList.push(feature);
       if (feature.appModule) this.container.load(feature.appModule);
@@ -92,7 +116,10 @@ export class App implements AgentHost {
   addFeature(feature: Feature): void {
     this.assertNewFeature(feature);
     this.assertRequirements(feature, [...this.featureList, feature]);
+    // Validates the new sections' place first: a clash leaves the App as it was.
+    const schema = configSchemaFor([...this.featureList, feature]);
     this.featureList.push(feature);
+    this.config.setSchema(schema);
     if (feature.appModule) this.container.load(feature.appModule);
     for (const agent of this.agentList) agent.loadFeature(feature);
     // Not bound into the multi-injected collection: adding to it after resolution hits inversify's plan cache.
@@ -114,6 +141,7 @@ export class App implements AgentHost {
       this.container.unload(tools);
     }
     if (feature.appModule) this.container.unload(feature.appModule);
+    this.config.setSchema(configSchemaFor(this.featureList));
   }
 
   /** @internal */

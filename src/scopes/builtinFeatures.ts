@@ -1,11 +1,20 @@
-import type { Feature } from '../di/feature';
+import type { Feature, FeatureConfigInput } from '../di/feature';
 import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
 import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
+/** The builtin features, in order. A new builtin feature is one more entry here. */
+const createBuiltinFeatures = () =>
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature()] as const;
+
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {
-  return [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature()];
+  return [...createBuiltinFeatures()];
 }
+
+type UnionToIntersection<U> = (U extends unknown ? (arg: U) => void : never) extends (arg: infer I) => void ? I : never;
+
+/** The config input of every builtin feature's sections, typed (derived from the list: nothing to keep in sync). */
+export type BuiltinConfigInput = UnionToIntersection<FeatureConfigInput<ReturnType<typeof createBuiltinFeatures>[number]>>;

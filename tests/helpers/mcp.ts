@@ -2,7 +2,7 @@ import * as nodePath from 'node:path';
 import type { McpServerConfigInput } from '../../src/features/mcp/mcpConfig';
 import type { Agent } from '../../src/scopes/agentScope';
 import { type App, createApp } from '../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../src/scopes/appScope';
 import type { ToolCallResult } from '../../src/services/executor/toolExecutor';
 import { IAgentMcpService } from '../../src/features/mcp/client/agentMcp';
 import { IMcpClientOptions, IMcpConnectionManager, type McpServerState, type McpWarning } from '../../src/features/mcp/client/mcpConnections';
@@ -58,7 +58,7 @@ export interface McpClientHarness {
 export function openMcpClientHarness(options: {
   cwd: string;
   servers: Record<string, McpServerConfigInput>;
-  config?: ToolhostConfigInput;
+  config?: AppConfigInput;
   /** Where stdio servers start (default: the process's working directory). */
   workingDirectory?: string;
 }): McpClientHarness {

@@ -12,7 +12,7 @@ import type { Agent } from '../../src/scopes/agentScope';
 import { type App, createApp } from '../../src/scopes/appScope';
 import { Feature } from '../../src/di/feature';
 import type { AgentToolContribution } from '../../src/di/toolContribution';
-import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../src/scopes/appScope';
 import type { ISessionInteractionService } from '../../src/services/interaction/interaction';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 
@@ -41,7 +41,7 @@ export async function openMcpHarness(options: {
   cwd: string;
   tools?: readonly AgentToolContribution[];
   builtins?: boolean;
-  config?: ToolhostConfigInput;
+  config?: AppConfigInput;
   approveAll?: boolean;
   elicitation?: ElicitationHandler;
   server?: McpAgentServerOptions;

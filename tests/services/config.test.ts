@@ -1,15 +1,24 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { createApp } from '../../src/scopes/appScope';
+import { z } from 'zod';
+import { Feature } from '../../src/di/feature';
+import { ConfigSectionError, defineConfigSection } from '../../src/di/configSection';
+import { configSchemaFor, createApp } from '../../src/scopes/appScope';
+import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { IConfigService } from '../../src/services/config/config';
-import { ConfigError, loadConfigFile, loadConfigFor, parseConfig } from '../../src/services/config/configLoader';
+import { ConfigError, parseConfig, readConfigFile, readConfigFor } from '../../src/services/config/configLoader';
+import { ConfigCompositionError } from '../../src/services/config/configSchema';
+import { createOsToolsFeature } from '../../src/tools/os/osFeature';
+import { readConfig } from '../../src/tools/os/osConfig';
 import { useTempDir } from '../helpers/tempDir';
 
 const dir = useTempDir();
+/** The root schema of an App with every builtin feature. */
+const BUILTIN = configSchemaFor(builtinFeatures());
 
 function issuesOf(input: unknown): string[] {
   try {
-    parseConfig(input, 'toolhost.json');
+    parseConfig(input, 'toolhost.json', BUILTIN);
   } catch (error) {
     if (error instanceof ConfigError) return error.issues.map((i) => `${i.path}: ${i.message}`);
     throw error;
@@ -19,7 +28,7 @@ function issuesOf(input: unknown): string[] {
 
 describe('configuration', () => {
   test('defaults fill every section', () => {
-    expect(parseConfig({})).toEqual({
+    expect(parseConfig({}, 'defaults', BUILTIN)).toEqual({
       tools: { enabled: [], disabled: [] },
       profiles: {},
       read: { maxChars: 50_000, maxLines: 2_000, maxLineChars: 2_000, lineCountMaxBytes: 32 * 1024 * 1024 },
@@ -61,37 +70,108 @@ describe('configuration', () => {
   });
 
   test('the error message lists every issue under the source', () => {
-    expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json')).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, read, approval, toolResult, executor, edit, staleGuard, bash, tasks, glob, grep, mcpServers)',
+    expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, mcpServers)',
     );
   });
 
-  test('files: toolhost.json in the working directory, or an explicit file', () => {
+  test('files: toolhost.json in the working directory, or an explicit file; the App validates them', () => {
     fs.writeFileSync(nodePath.join(dir.path, 'toolhost.json'), JSON.stringify({ read: { maxLines: 10 } }));
     fs.writeFileSync(nodePath.join(dir.path, 'other.json'), JSON.stringify({ read: { maxLines: 20 } }));
-    expect(loadConfigFor(dir.path).config.read.maxLines).toBe(10);
-    expect(loadConfigFor(dir.path, 'other.json')).toMatchObject({ config: { read: { maxLines: 20 } }, file: nodePath.join(dir.path, 'other.json') });
+    expect(readConfigFor(dir.path)).toEqual({ input: { read: { maxLines: 10 } }, file: nodePath.join(dir.path, 'toolhost.json'), source: nodePath.join(dir.path, 'toolhost.json') });
+    const other = readConfigFor(dir.path, 'other.json');
+    expect(other).toMatchObject({ input: { read: { maxLines: 20 } }, file: nodePath.join(dir.path, 'other.json') });
+    expect(createApp({ config: other.input as never }).config.section(readConfig).maxLines).toBe(20);
     fs.rmSync(nodePath.join(dir.path, 'toolhost.json'));
-    expect(loadConfigFor(dir.path)).toEqual({ config: parseConfig({}) });
+    expect(readConfigFor(dir.path)).toEqual({ input: {}, source: 'defaults' });
+    fs.writeFileSync(nodePath.join(dir.path, 'bad-key.json'), JSON.stringify({ read: { maxLine: 1 } }));
+    const bad = readConfigFor(dir.path, 'bad-key.json');
+    expect(() => createApp({ config: bad.input as never, configSource: bad.source })).toThrow(
+      `Invalid configuration in ${nodePath.join(dir.path, 'bad-key.json')}:\n  - read.maxLine: unknown key (did you mean "maxLines"?)`,
+    );
   });
 
   test('a missing explicit file and invalid JSON are errors that name the file', () => {
-    expect(() => loadConfigFile(nodePath.join(dir.path, 'nope.json'))).toThrow(`Invalid configuration in ${nodePath.join(dir.path, 'nope.json')}:\n  - (root): file not found`);
+    expect(() => readConfigFile(nodePath.join(dir.path, 'nope.json'))).toThrow(`Invalid configuration in ${nodePath.join(dir.path, 'nope.json')}:\n  - (root): file not found`);
     fs.writeFileSync(nodePath.join(dir.path, 'bad.json'), '{"read": {,}}');
-    expect(() => loadConfigFile(nodePath.join(dir.path, 'bad.json'))).toThrow(/- \(root\): not valid JSON: .*position 10/);
+    expect(() => readConfigFile(nodePath.join(dir.path, 'bad.json'))).toThrow(/- \(root\): not valid JSON: .*position 10/);
   });
 
   test('a rejected update keeps the previous configuration and announces nothing', async () => {
-    const app = createApp({ features: [], config: { read: { maxLines: 5 } } });
+    const app = createApp({ features: [createOsToolsFeature()], config: { read: { maxLines: 5 } } });
     const service = app.get(IConfigService);
     let announced = 0;
     service.onDidChange(() => announced++);
     expect(() => service.update({ read: { maxLines: -1 } as never })).toThrow(ConfigError);
-    expect(service.config.read.maxLines).toBe(5);
+    expect(service.section(readConfig).maxLines).toBe(5);
     expect(announced).toBe(0);
     service.update({ read: { maxLines: 7 } });
-    expect(service.config.read.maxLines).toBe(7);
+    expect(service.section(readConfig).maxLines).toBe(7);
     expect(announced).toBe(1);
     await app.dispose();
+  });
+});
+
+describe('config sections contributed by features', () => {
+  const notes = defineConfigSection('notes', z.strictObject({ max: z.number().int().min(1).default(3) }).prefault({}));
+  const notesFeature = () => new Feature('notes').contributeConfig(notes);
+
+  test('the App validates a feature section with the rest; section() reads it typed, with defaults', async () => {
+    const app = createApp({ features: [notesFeature()], config: { notes: { max: 9 } } });
+    expect(app.config.section(notes)).toEqual({ max: 9 });
+    expect(() => createApp({ features: [notesFeature()], config: { notes: { max: 0 } } })).toThrow(
+      'Invalid configuration in configuration:\n  - notes.max: Too small: expected number to be >=1',
+    );
+    expect(createApp({ features: [notesFeature()] }).config.section(notes)).toEqual({ max: 3 });
+    await app.dispose();
+  });
+
+  test('the key of a builtin feature the App lacks names that feature; an unknown key gets a suggestion', () => {
+    expect(() => createApp({ features: [notesFeature()], config: { grep: { engine: 'builtin' }, mcpServers: {} } })).toThrow(
+      'Invalid configuration in configuration:\n' +
+        '  - grep: unknown key: it belongs to feature "os", which this App was created without\n' +
+        '  - mcpServers: unknown key: it belongs to feature "mcp", which this App was created without',
+    );
+    expect(() => createApp({ features: [notesFeature()], config: { note: {} } })).toThrow('  - note: unknown key (did you mean "notes"?)');
+  });
+
+  test('reading a section no feature of the App contributes is an error that says which feature to add', async () => {
+    const app = createApp({ features: [notesFeature()] });
+    expect(() => app.config.section(readConfig)).toThrow('Config section "read" is not part of this App: add feature "os".');
+    await app.dispose();
+  });
+
+  test('adding and removing a feature adds and drops its section', async () => {
+    const app = createApp({ features: [] });
+    const seen: unknown[] = [];
+    app.config.onDidChange((config) => seen.push(config['notes']));
+    app.addFeature(notesFeature());
+    expect(app.config.section(notes)).toEqual({ max: 3 });
+    app.config.update({ notes: { max: 5 } });
+    app.removeFeature('notes');
+    expect(app.config.config).not.toHaveProperty('notes');
+    expect(() => app.config.update({ notes: {} })).toThrow('  - notes: unknown key');
+    expect(seen).toEqual([{ max: 3 }, { max: 5 }, undefined]);
+    await app.dispose();
+  });
+
+  test('a section key taken twice, or by the core, is refused when the App is built', () => {
+    expect(() => createApp({ features: [notesFeature(), new Feature('other').contributeConfig('notes', z.object({}).prefault({}))] })).toThrow(
+      new ConfigCompositionError('Config section "notes" is contributed by both feature "notes" and feature "other".'),
+    );
+    expect(() => createApp({ features: [new Feature('x').contributeConfig('approval', z.object({}).prefault({}))] })).toThrow(
+      'Feature "x" contributes config section "approval", a section of the core.',
+    );
+    const app = createApp({ features: [notesFeature()] });
+    expect(() => app.addFeature(new Feature('again').contributeConfig('notes', z.object({}).prefault({})))).toThrow(ConfigCompositionError);
+    expect(app.features.map((f) => f.id)).toEqual(['notes']);
+  });
+
+  test('a section must have defaults and a plain key', () => {
+    expect(() => defineConfigSection('strict', z.strictObject({ a: z.number() }))).toThrow(
+      new ConfigSectionError('Config section "strict" must accept a missing section: give its schema defaults (e.g. .prefault({})).'),
+    );
+    expect(() => defineConfigSection('a.b', z.object({}).prefault({}))).toThrow('Config section key "a.b" is invalid');
+    expect(() => new Feature('n').contributeConfig(notes).contributeConfig(notes)).toThrow('Feature "n" contributes config section "notes" twice.');
   });
 });

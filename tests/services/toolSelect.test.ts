@@ -7,7 +7,7 @@ import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { FakeHost } from '../helpers/hostInteractions';
 import { useTempDir } from '../helpers/tempDir';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
-import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../src/scopes/appScope';
 
 const dir = useTempDir();
 let app: App;
@@ -17,7 +17,7 @@ afterEach(() => app?.dispose());
 const FLAG = { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' };
 const CAPABLE = ['dynamically_loaded_tools'];
 
-function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: ToolhostConfigInput } = {}): void {
+function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: AppConfigInput } = {}): void {
   app = createApp({ features: builtinFeatures(), env: options.env ?? {}, config: options.config });
   agent = app.createAgent({
     cwd: dir.path,

@@ -1,3 +1,4 @@
+import { defineConfigSection } from '../../di/configSection';
 import { z } from 'zod';
 
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -89,6 +90,11 @@ export const McpServersConfigSchema = z.record(z.string(), McpServerConfigSchema
     }
   }
 });
+
+export const mcpServersConfig = defineConfigSection(
+  'mcpServers',
+  McpServersConfigSchema.default({}).describe('MCP servers whose tools the agents use, by name.'),
+);
 
 export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
 export type McpServerConfigInput = z.input<typeof McpServerConfigSchema>;

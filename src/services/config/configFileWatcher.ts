@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { errorMessage, isErrnoException } from '../../base/errors';
 import { type IDisposable, toDisposable } from '../../base/lifecycle';
 import type { IConfigService } from './config';
-import { CONFIG_FILE_NAME, ConfigError, loadConfigFile } from './configLoader';
+import { CONFIG_FILE_NAME, ConfigError, readConfigFile } from './configLoader';
 
 export interface ConfigFileWatchOptions {
   /** The working directory: its `toolhost.json` is watched unless `explicitFile` is given. */
@@ -74,7 +74,7 @@ export function watchConfigFile(options: ConfigFileWatchOptions): IDisposable {
       return;
     }
     try {
-      options.config.replace(loadConfigFile(file));
+      options.config.replace(readConfigFile(file), file);
       options.log(`reloaded ${file}`);
     } catch (error) {
       const message = error instanceof ConfigError ? error.message : errorMessage(error);

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { isErrnoException } from '../../base/errors';
 import { closestMatch } from '../../base/strings';
-import { type ToolhostConfig, ToolhostConfigSchema } from './configSchema';
+import { CORE_CONFIG_SCHEMA, type ComposedConfigSchema, type ToolhostConfig } from './configSchema';
 
 export const CONFIG_FILE_NAME = 'toolhost.json';
 
@@ -60,12 +60,21 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   return current;
 }
 
-export function configIssuesFromZod(error: z.ZodError, schema: z.ZodType = ToolhostConfigSchema): ConfigIssue[] {
+/**
+ * The problems of a failed parse, with key paths. An unknown key gets a "did you mean", or the
+ * feature it belongs to when `absentOwners` knows one (a top-level key of a feature not loaded).
+ */
+export function configIssuesFromZod(error: z.ZodError, schema: z.ZodType, absentOwners: ReadonlyMap<string, string> = new Map()): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeysAt(schema, issue.path);
       for (const key of issue.keys) {
+        const owner = issue.path.length === 0 ? absentOwners.get(key) : undefined;
+        if (owner !== undefined) {
+          issues.push({ path: formatPath([key]), message: `unknown key: it belongs to feature "${owner}", which this App was created without` });
+          continue;
+        }
         const suggestion = closestMatch(key, known);
         issues.push({
           path: formatPath([...issue.path, key]),
@@ -79,15 +88,18 @@ export function configIssuesFromZod(error: z.ZodError, schema: z.ZodType = Toolh
   return issues;
 }
 
-/** Validates raw configuration (already parsed JSON) and fills in defaults. */
-export function parseConfig(input: unknown, source = 'configuration'): ToolhostConfig {
-  const result = ToolhostConfigSchema.safeParse(input ?? {});
-  if (!result.success) throw new ConfigError(source, configIssuesFromZod(result.error));
+/** Validates raw configuration (already parsed JSON) against an App's schema and fills in defaults. */
+export function parseConfig(input: unknown, source = 'configuration', schema: ComposedConfigSchema = CORE_CONFIG_SCHEMA): ToolhostConfig {
+  const result = schema.schema.safeParse(input ?? {});
+  if (!result.success) throw new ConfigError(source, configIssuesFromZod(result.error, schema.schema, schema.absentOwners));
   return result.data;
 }
 
-/** Reads and validates a config file. A missing file given explicitly is an error. */
-export function loadConfigFile(file: string): ToolhostConfig {
+/**
+ * Reads a config file as JSON (validation is the App's: it knows the features' sections). A
+ * missing file given explicitly or text that is not JSON is a ConfigError.
+ */
+export function readConfigFile(file: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -101,19 +113,19 @@ export function loadConfigFile(file: string): ToolhostConfig {
   } catch (error) {
     throw new ConfigError(file, [{ path: '', message: `not valid JSON: ${(error as Error).message}` }]);
   }
-  return parseConfig(json, file);
+  return json;
 }
 
 /**
- * The configuration for a working directory: `explicitFile` if given, else `toolhost.json` in
- * `cwd` if present, else the defaults.
+ * The raw configuration for a working directory: `explicitFile` if given, else `toolhost.json` in
+ * `cwd` if present, else none (`{}`, the defaults). `source` names it in error messages.
  */
-export function loadConfigFor(cwd: string, explicitFile?: string): { config: ToolhostConfig; file?: string } {
+export function readConfigFor(cwd: string, explicitFile?: string): { input: unknown; file?: string; source: string } {
   if (explicitFile) {
     const file = nodePath.resolve(cwd, explicitFile);
-    return { config: loadConfigFile(file), file };
+    return { input: readConfigFile(file), file, source: file };
   }
   const file = nodePath.join(cwd, CONFIG_FILE_NAME);
-  if (fs.existsSync(file)) return { config: loadConfigFile(file), file };
-  return { config: parseConfig({}, 'defaults') };
+  if (fs.existsSync(file)) return { input: readConfigFile(file), file, source: file };
+  return { input: {}, source: 'defaults' };
 }

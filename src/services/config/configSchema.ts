@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { McpServersConfigSchema } from '../../features/mcp/mcpConfig';
+import type { ConfigSection } from '../../di/configSection';
 import { tryParseRule } from '../../tool/ruleMatch';
 
 /**
- * toolhost.json. Every object is strict: an unknown key is an error that names its path, so a
- * typo never silently does nothing. Each section has its defaults here.
+ * toolhost.json: the core sections here, feature sections from the features an App is built from
+ * (`Feature.contributeConfig`). Every object is strict: an unknown key is an error that names its
+ * path, so a typo never silently does nothing. Each section has its defaults.
  */
 
 const ToolNameList = z.array(z.string().min(1, 'must not be empty'));
@@ -17,46 +18,6 @@ export const ToolPolicyConfigSchema = z.strictObject({
 export const ToolsConfigSchema = z.strictObject({
   enabled: ToolNameList.default([]).describe('When non-empty, only these tools are active.'),
   disabled: ToolNameList.default([]).describe('These tools are never active.'),
-});
-
-export const DEFAULT_READ_MAX_CHARS = 50_000;
-export const DEFAULT_READ_MAX_LINES = 2_000;
-export const DEFAULT_READ_MAX_LINE_CHARS = 2_000;
-export const DEFAULT_READ_LINE_COUNT_MAX_BYTES = 32 * 1024 * 1024;
-
-export const ReadConfigSchema = z.strictObject({
-  maxChars: z.number().int().min(1_000).default(DEFAULT_READ_MAX_CHARS).describe('Character budget of one Read result.'),
-  maxLines: z.number().int().positive().default(DEFAULT_READ_MAX_LINES).describe('Lines returned when n_lines is not given.'),
-  maxLineChars: z
-    .number()
-    .int()
-    .min(100)
-    .default(DEFAULT_READ_MAX_LINE_CHARS)
-    .describe('Longer lines are cut with a visible marker.'),
-  lineCountMaxBytes: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(DEFAULT_READ_LINE_COUNT_MAX_BYTES)
-    .describe('Files up to this size are scanned whole: an exact total line count, and a content hash for the stale-write guard.'),
-});
-
-export const DEFAULT_EDIT_MAX_FILE_BYTES = 128 * 1024 * 1024;
-
-export const EditConfigSchema = z.strictObject({
-  maxFileBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(DEFAULT_EDIT_MAX_FILE_BYTES)
-    .describe('Edit refuses files larger than this (it holds the file in memory once while it edits).'),
-});
-
-export const StaleGuardConfigSchema = z.strictObject({
-  enabled: z
-    .boolean()
-    .default(true)
-    .describe('Refuse Write and Edit on an existing file this agent has not read, or that changed on disk since.'),
 });
 
 /** An approval rule; a malformed one is a config error, not a rule that silently never matches. */
@@ -94,134 +55,62 @@ export const ExecutorConfigSchema = z.strictObject({
     .describe('After an abort, a tool that has not stopped is given up on after this long.'),
 });
 
-export const DEFAULT_BASH_TIMEOUT_S = 60;
-export const DEFAULT_BASH_MAX_TIMEOUT_S = 300;
 
-export const BashConfigSchema = z
-  .strictObject({
-    defaultTimeoutS: z
-      .number()
-      .int()
-      .min(1)
-      .default(DEFAULT_BASH_TIMEOUT_S)
-      .describe('Timeout of a foreground command when the call gives none, in seconds.'),
-    maxTimeoutS: z
-      .number()
-      .int()
-      .min(1)
-      .max(86_400)
-      .default(DEFAULT_BASH_MAX_TIMEOUT_S)
-      .describe('The largest `timeout` a call may ask for, in seconds; larger values are rejected, not clamped.'),
-    killGraceMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(2_000)
-      .describe('After SIGTERM to the process group (timeout, abort, TaskStop), how long before SIGKILL.'),
-    drainMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(10_000)
-      .default(150)
-      .describe('After the shell exits, how long to wait for output from processes still holding its pipes.'),
-    outputHeadChars: z.number().int().min(1_000).default(30_000).describe('Characters kept from the start of the output.'),
-    outputTailChars: z.number().int().min(1_000).default(18_000).describe('Characters kept from the end of the output.'),
-    outputFileMaxBytes: z
-      .number()
-      .int()
-      .min(1_048_576)
-      .default(256 * 1024 * 1024)
-      .describe('The full-output file (and a task log) stops growing at this size.'),
-    stopLeftoverProcesses: z
-      .boolean()
-      .default(true)
-      .describe('When a foreground command exits, stop processes it left running in its process group.'),
-  })
-  .refine((bash) => bash.defaultTimeoutS <= bash.maxTimeoutS, {
-    message: 'defaultTimeoutS must not be larger than maxTimeoutS',
-    path: ['defaultTimeoutS'],
-  });
-
-export const TasksConfigSchema = z.strictObject({
-  maxRunning: z.number().int().min(1).default(8).describe('At most this many background tasks run at once per agent.'),
-  outputChars: z
-    .number()
-    .int()
-    .min(1_000)
-    .max(45_000)
-    .default(30_000)
-    .describe('Characters of output one TaskOutput result shows at most.'),
-  waitDefaultTimeoutS: z.number().int().min(1).default(60).describe('WaitFor timeout when the call gives none, in seconds.'),
-  waitMaxTimeoutS: z.number().int().min(1).max(86_400).default(600).describe('The largest WaitFor timeout, in seconds.'),
-});
-
-export const DEFAULT_GLOB_LIMIT = 100;
-export const MAX_GLOB_LIMIT = 1_000;
-export const DEFAULT_SEARCH_TIMEOUT_MS = 20_000;
-
-export const GlobConfigSchema = z.strictObject({
-  defaultLimit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_GLOB_LIMIT)
-    .default(DEFAULT_GLOB_LIMIT)
-    .describe('Paths returned when the call gives no limit.'),
-  timeoutMs: z.number().int().min(1).default(DEFAULT_SEARCH_TIMEOUT_MS).describe('A Glob call stops after this long and returns what it found.'),
-});
-
-export const GREP_ENGINES = ['auto', 'ripgrep', 'builtin'] as const;
-export type GrepEngineSetting = (typeof GREP_ENGINES)[number];
-export const DEFAULT_GREP_HEAD_LIMIT = 250;
-export const DEFAULT_GREP_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_GREP_MAX_LINE_CHARS = 500;
-
-export const GrepConfigSchema = z.strictObject({
-  engine: z
-    .enum(GREP_ENGINES)
-    .default('auto')
-    .describe('auto: ripgrep when an rg binary is found and the runtime can start processes, else the builtin engine.'),
-  rgPath: z.string().min(1).optional().describe('An rg binary to use before @vscode/ripgrep and rg on PATH.'),
-  timeoutMs: z.number().int().min(1).default(DEFAULT_SEARCH_TIMEOUT_MS).describe('A Grep call stops after this long and returns partial results.'),
-  maxOutputBytes: z
-    .number()
-    .int()
-    .min(1)
-    .default(DEFAULT_GREP_MAX_OUTPUT_BYTES)
-    .describe('Matches kept in memory per call; past it the search stops with a partial-result notice.'),
-  headLimit: z.number().int().min(1).default(DEFAULT_GREP_HEAD_LIMIT).describe('Results per page when the call gives no head_limit.'),
-  maxLineChars: z.number().int().min(20).default(DEFAULT_GREP_MAX_LINE_CHARS).describe('Longer lines are cut, with a visible marker.'),
-  workers: z.number().int().min(1).max(16).default(2).describe('Worker threads of the builtin engine.'),
-});
-
-export const ToolhostConfigSchema = z.strictObject({
+/** The sections of the core: tool policy, profiles, approval, the output budget and the executor. */
+export const CoreConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   tools: ToolsConfigSchema.prefault({}),
   profile: z.string().min(1).optional().describe('The profile agents use unless told otherwise.'),
   profiles: z.record(z.string().min(1), ToolPolicyConfigSchema).default({}),
-  read: ReadConfigSchema.prefault({}),
   approval: ApprovalConfigSchema.prefault({}),
   toolResult: ToolResultConfigSchema.prefault({}),
   executor: ExecutorConfigSchema.prefault({}),
-  edit: EditConfigSchema.prefault({}),
-  staleGuard: StaleGuardConfigSchema.prefault({}),
-  bash: BashConfigSchema.prefault({}),
-  tasks: TasksConfigSchema.prefault({}),
-  glob: GlobConfigSchema.prefault({}),
-  grep: GrepConfigSchema.prefault({}),
-  mcpServers: McpServersConfigSchema.default({}).describe('MCP servers whose tools the agents use, by name.'),
 });
 
-export type ToolhostConfig = z.output<typeof ToolhostConfigSchema>;
-export type ToolhostConfigInput = z.input<typeof ToolhostConfigSchema>;
+export type CoreConfig = z.output<typeof CoreConfigSchema>;
+export type CoreConfigInput = z.input<typeof CoreConfigSchema>;
+/** The validated configuration: the core sections, and each feature's under its key. */
+export type ToolhostConfig = CoreConfig & { readonly [section: string]: unknown };
+/** Raw configuration: the core sections typed, feature sections by key (validated by the App). */
+export type ToolhostConfigInput = CoreConfigInput & { readonly [section: string]: unknown };
 export type ToolPolicyConfig = z.output<typeof ToolPolicyConfigSchema>;
-export type ReadConfig = z.output<typeof ReadConfigSchema>;
 export type ApprovalConfig = z.output<typeof ApprovalConfigSchema>;
-export type EditConfig = z.output<typeof EditConfigSchema>;
-export type StaleGuardConfig = z.output<typeof StaleGuardConfigSchema>;
-export type BashConfig = z.output<typeof BashConfigSchema>;
-export type TasksConfig = z.output<typeof TasksConfigSchema>;
-export type GlobConfig = z.output<typeof GlobConfigSchema>;
-export type GrepConfig = z.output<typeof GrepConfigSchema>;
+
+/**
+ * The root schema of one App: the core and its features' sections, and for error messages the
+ * sections known to belong to features the App was built without.
+ */
+export interface ComposedConfigSchema {
+  readonly schema: z.ZodType<ToolhostConfig>;
+  readonly sections: readonly ConfigSection[];
+  /** Section key → id of a feature (not in this App) that brings it. */
+  readonly absentOwners: ReadonlyMap<string, string>;
+}
+
+export class ConfigCompositionError extends Error {
+  override readonly name = 'ConfigCompositionError';
+}
+
+/** Composes the root schema. A section key taken twice, or by the core, is an error. */
+export function composeConfigSchema(
+  sections: readonly { readonly section: ConfigSection; readonly owner: string }[],
+  absentOwners: ReadonlyMap<string, string> = new Map(),
+): ComposedConfigSchema {
+  const owners = new Map<string, string>();
+  const shape: Record<string, z.ZodType> = {};
+  for (const { section, owner } of sections) {
+    if (section.key in CoreConfigSchema.shape) throw new ConfigCompositionError(`Feature "${owner}" contributes config section "${section.key}", a section of the core.`);
+    const taken = owners.get(section.key);
+    if (taken !== undefined) throw new ConfigCompositionError(`Config section "${section.key}" is contributed by both feature "${taken}" and feature "${owner}".`);
+    owners.set(section.key, owner);
+    shape[section.key] = section.schema;
+  }
+  return {
+    schema: (sections.length === 0 ? CoreConfigSchema : CoreConfigSchema.extend(shape)) as unknown as z.ZodType<ToolhostConfig>,
+    sections: sections.map((s) => s.section),
+    absentOwners: new Map([...absentOwners].filter(([key]) => !owners.has(key))),
+  };
+}
+
+/** The core alone (no feature sections). */
+export const CORE_CONFIG_SCHEMA: ComposedConfigSchema = composeConfigSchema([]);

@@ -1,31 +1,55 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
+import type { ConfigSection, ConfigSectionValue } from '../../di/configSection';
 import type { IConfigService } from './config';
-import { IInitialConfig } from './config';
+import { IInitialConfig, IInitialConfigSchema } from './config';
 import { parseConfig } from './configLoader';
-import type { ToolhostConfig, ToolhostConfigInput } from './configSchema';
+import { type ComposedConfigSchema, CoreConfigSchema, type ToolhostConfig, type ToolhostConfigInput } from './configSchema';
 
 @injectable()
 export class ConfigService implements IConfigService {
   private current: ToolhostConfig;
+  private currentSchema: ComposedConfigSchema;
   private readonly changed = new Emitter<ToolhostConfig>();
   readonly onDidChange = this.changed.event;
 
-  constructor(@inject(IInitialConfig) initial: ToolhostConfig) {
+  constructor(@inject(IInitialConfig) initial: ToolhostConfig, @inject(IInitialConfigSchema) schema: ComposedConfigSchema) {
     this.current = initial;
+    this.currentSchema = schema;
   }
 
   get config(): ToolhostConfig {
     return this.current;
   }
 
-  replace(input: ToolhostConfigInput): void {
-    this.current = parseConfig(input);
+  get schema(): ComposedConfigSchema {
+    return this.currentSchema;
+  }
+
+  section<C extends ConfigSection>(section: C): ConfigSectionValue<C> {
+    if (!this.currentSchema.sections.some((s) => s.key === section.key)) {
+      const owner = this.currentSchema.absentOwners.get(section.key);
+      throw new Error(`Config section "${section.key}" is not part of this App${owner ? `: add feature "${owner}"` : ''}.`);
+    }
+    return this.current[section.key] as ConfigSectionValue<C>;
+  }
+
+  replace(input: unknown, source?: string): void {
+    this.current = parseConfig(input, source, this.currentSchema);
     this.changed.fire(this.current);
   }
 
   update(sections: Partial<ToolhostConfigInput>): void {
-    this.replace({ ...this.current, ...sections } as ToolhostConfigInput);
+    this.replace({ ...this.current, ...sections });
+  }
+
+  setSchema(schema: ComposedConfigSchema): void {
+    const known = new Set([...Object.keys(CoreConfigSchema.shape), ...schema.sections.map((s) => s.key)]);
+    const kept = Object.fromEntries(Object.entries(this.current).filter(([key]) => known.has(key)));
+    const next = parseConfig(kept, 'configuration', schema);
+    this.currentSchema = schema;
+    this.current = next;
+    this.changed.fire(this.current);
   }
 
   @preDestroy()

@@ -23,6 +23,7 @@ import { fsErrorMessage, preview } from '../../base/fs/fileText';
 import { type EditInput, EditInputSchema } from './edit';
 import { detectLineEndings, findOccurrences, firstInvalidUtf8, type LineEndingStyle, lineNumbersAt, withLineEndings } from './editText';
 import { findNearMatch, linesOf, type NearMatch } from './nearMatch';
+import { editConfig } from './editConfig';
 
 const PARAMETERS = toInputJsonSchema(EditInputSchema);
 const SNIFF_BYTES = 8192;
@@ -80,7 +81,7 @@ export class EditTool implements ExecutableTool<EditInput> {
   ) {}
 
   get description(): string {
-    return renderPrompt(loadDescriptionTemplate(__dirname, 'edit.md'), { MAX_FILE_SIZE: formatBytes(this.config.config.edit.maxFileBytes) });
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'edit.md'), { MAX_FILE_SIZE: formatBytes(this.config.section(editConfig).maxFileBytes) });
   }
 
   resolveExecution(input: EditInput): ToolExecution {
@@ -104,7 +105,7 @@ export class EditTool implements ExecutableTool<EditInput> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
     const fs = this.runtime.requireFs();
     const shown = input.path;
-    const maxBytes = this.config.config.edit.maxFileBytes;
+    const maxBytes = this.config.section(editConfig).maxFileBytes;
 
     let stat: Stats;
     try {

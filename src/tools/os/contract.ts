@@ -1,5 +1,11 @@
 import { createServiceId } from '../../di/serviceId';
 
+/**
+ * The os family's contract for other families: the file-state service (Write and Edit share the
+ * stale-write guard) and the bash section of the configuration (the task service runs commands).
+ */
+export { bashConfig, type BashConfig } from './osConfig';
+
 /** What an agent last saw of a file: after its Read, or after its own Write or Edit. */
 export interface FileSnapshot {
   readonly size: number;

@@ -1,6 +1,7 @@
 import { Feature } from '../../di/feature';
 import { bashTool } from './bash/bashTool';
 import { IAgentFileStateService } from './contract';
+import { bashConfig, globConfig, grepConfig, readConfig, staleGuardConfig } from './osConfig';
 import { AgentFileStateService } from './fileState/agentFileStateService';
 import { globTool } from './glob/globTool';
 import { IGrepEngineService, IRipgrepLocatorService } from './grep/grepEngineSelection';
@@ -11,9 +12,14 @@ import { readTool } from './read/readTool';
 import { writeTool } from './write/writeTool';
 
 /** The OS tools: Read, Write, Glob, Grep and Bash, the Grep engines and the file-state service. */
-export function createOsToolsFeature(): Feature {
+export function createOsToolsFeature() {
   return (
     new Feature('os')
+      .contributeConfig(readConfig)
+      .contributeConfig(staleGuardConfig)
+      .contributeConfig(bashConfig)
+      .contributeConfig(globConfig)
+      .contributeConfig(grepConfig)
       .bindApp(
         ({ bind }) => {
           bind(IRipgrepLocatorService).to(RipgrepLocatorService).inSingletonScope();

@@ -18,6 +18,8 @@ import {
   type TaskStatus,
   type TaskWaitResult,
 } from './contract';
+import { tasksConfig } from './taskConfig';
+import { bashConfig } from '../os/contract';
 
 /** Characters of a task's most recent output kept in memory (for reads once its log is full). */
 const MEMORY_TAIL_CHARS = 64_000;
@@ -60,14 +62,14 @@ export class AgentTaskService implements IAgentTaskService {
 
   startProcess(options: StartProcessTaskOptions): TaskInfo {
     if (this.disposed) throw new Error('The agent has ended; no task can start.');
-    const max = this.config.config.tasks.maxRunning;
+    const max = this.config.section(tasksConfig).maxRunning;
     if (this.runningCount >= max) {
       throw new TaskLimitError(
         `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
           `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
       );
     }
-    const bash = this.config.config.bash;
+    const bash = this.config.section(bashConfig);
     const id = this.newId();
     const outputPath = nodePath.join(this.workspace.dataDir, 'tasks', `${id}.log`);
     let markDone!: () => void;

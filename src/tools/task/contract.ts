@@ -1,6 +1,9 @@
 import type { Event } from '../../base/event';
 import { createServiceId } from '../../di/serviceId';
 
+/** The task family's contract for other families: the task service and the tasks section of the configuration. */
+export { tasksConfig, type TasksConfig } from './taskConfig';
+
 /** `running`, then exactly one of the others. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'timed_out' | 'killed';
 

@@ -1,6 +1,7 @@
 import { Feature } from '../../di/feature';
 import { AgentTaskService } from './agentTaskService';
 import { IAgentTaskService } from './contract';
+import { tasksConfig } from './taskConfig';
 import { taskListTool } from './taskList/taskListTool';
 import { taskOutputTool } from './taskOutput/taskOutputTool';
 import { taskStopTool } from './taskStop/taskStopTool';
@@ -11,8 +12,9 @@ import { waitForTool } from './waitFor/waitForTool';
  * the agent ends) and the tools to list, read, stop and wait for tasks. Bash starts tasks with
  * `run_in_background` only when this feature is present.
  */
-export function createTaskToolsFeature(): Feature {
+export function createTaskToolsFeature() {
   return new Feature('task')
+    .contributeConfig(tasksConfig)
     .bindAgent(({ bind }) => bind(IAgentTaskService).to(AgentTaskService).inSingletonScope())
     .contributeTool(taskListTool)
     .contributeTool(taskOutputTool)

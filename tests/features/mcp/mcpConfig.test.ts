@@ -1,5 +1,10 @@
-import { ConfigError, parseConfig } from '../../../src/services/config/configLoader';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import { ConfigError, parseConfig as parseWith } from '../../../src/services/config/configLoader';
+import { type AppConfigInput, configSchemaFor } from '../../../src/scopes/appScope';
+import { createMcpFeature } from '../../../src/features/mcp/mcpFeature';
+
+const MCP_ONLY = configSchemaFor([createMcpFeature()]);
+/** Parses with the schema of an App that has the mcp feature. */
+const parseConfig = (input: unknown) => parseWith(input, 'configuration', MCP_ONLY);
 
 function issues(input: unknown): string[] {
   try {
@@ -24,7 +29,7 @@ describe('config mcpServers', () => {
         off: { command: 'x', enabled: false },
         typed: { type: 'http', url: 'http://127.0.0.1:3000/mcp' },
       },
-    } satisfies ToolhostConfigInput);
+    } satisfies AppConfigInput);
     expect(config.mcpServers).toEqual({
       files: { command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'sub', enabled: true, deferred: false, timeoutMs: 60_000, startupTimeoutMs: 30_000 },
       web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, enabled: true, deferred: true, timeoutMs: 5000, startupTimeoutMs: 30_000 },

@@ -2,7 +2,7 @@ import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import { Feature } from '../../../src/di/feature';
 import type { AgentToolContribution } from '../../../src/di/toolContribution';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import type { ToolCallFinishedEvent, ToolCallStartedEvent } from '../../../src/services/executor/toolExecutor';
 import { ISessionInteractionService } from '../../../src/services/interaction/interaction';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
@@ -21,7 +21,7 @@ export function openHarness(options: {
   cwd: string;
   tools?: readonly AgentToolContribution[];
   builtins?: boolean;
-  config?: ToolhostConfigInput;
+  config?: AppConfigInput;
   interactions?: ISessionInteractionService;
   dataDir?: string;
 }): Harness {

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import { IConfigService } from '../../../src/services/config/config';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
@@ -12,7 +12,7 @@ const dir = useTempDir();
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}): void {
+function open(config: AppConfigInput = {}): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd: dir.path });
 }

@@ -4,7 +4,7 @@ import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import { Feature } from '../../../src/di/feature';
 import { IConfigService } from '../../../src/services/config/config';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { sha256Hex } from '../../../src/base/fs/fileHash';
 import { IAgentFileStateService } from '../../../src/tools/os/contract';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
@@ -18,7 +18,7 @@ const dir = useTempDir();
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}): void {
+function open(config: AppConfigInput = {}): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd: dir.path });
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
@@ -13,7 +13,7 @@ const dir = useTempDir();
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}, cwd = dir.path): void {
+function open(config: AppConfigInput = {}, cwd = dir.path): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd });
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { callTool, text } from '../../helpers/agentHarness';
@@ -20,7 +20,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
   let app: App;
   let agent: Agent;
 
-  function open(config: ToolhostConfigInput = {}, cwd = dir.path): void {
+  function open(config: AppConfigInput = {}, cwd = dir.path): void {
     app = createApp({ features: builtinFeatures(), config: { ...config, grep: { ...config.grep, engine } } });
     agent = app.createAgent({ cwd });
   }

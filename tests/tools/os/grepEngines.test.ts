@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createApp } from '../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IGrepEngineService, IRipgrepLocatorService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
@@ -13,7 +13,7 @@ import { useTempDir, writeFiles } from '../../helpers/tempDir';
 const dir = useTempDir();
 
 /** An App whose rg locator finds nothing, as on a machine without ripgrep. */
-function appWithoutRipgrep(config: ToolhostConfigInput) {
+function appWithoutRipgrep(config: AppConfigInput) {
   return createApp({
     features: builtinFeatures(),
     config,

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { type Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
 import { IConfigService } from '../../../src/services/config/config';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService, type Runtime } from '../../../src/services/runtime/runtime';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
@@ -15,7 +15,7 @@ const dir = useTempDir();
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}, runtime?: Runtime): void {
+function open(config: AppConfigInput = {}, runtime?: Runtime): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd: dir.path, runtime });
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import type { Runtime } from '../../../src/services/runtime/runtime';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { fsErrorMessage } from '../../../src/base/fs/fileText';
@@ -13,7 +13,7 @@ const dir = useTempDir();
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}, runtime?: Runtime): void {
+function open(config: AppConfigInput = {}, runtime?: Runtime): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd: dir.path, runtime });
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { type Agent } from '../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IAgentTaskService } from '../../../src/tools/task/contract';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import type { RunnableToolExecution, ToolResult, ToolUpdate } from '../../../src/tool/contract';
@@ -16,7 +16,7 @@ let dataDir: string;
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}): void {
+function open(config: AppConfigInput = {}): void {
   app = createApp({ features: builtinFeatures(), config });
   agent = app.createAgent({ cwd: dir.path, dataDir });
 }

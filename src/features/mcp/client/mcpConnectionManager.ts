@@ -16,6 +16,7 @@ import {
   type McpWarning,
 } from './mcpConnections';
 import { type McpConnectionHost, McpServerConnection } from './mcpServerConnection';
+import { mcpServersConfig } from '../mcpConfig';
 
 function readVersion(): string {
   try {
@@ -66,8 +67,8 @@ export class McpConnectionManager implements IMcpConnectionManager {
         if (!this.disposed) this.warningEmitter.fire(warning);
       },
     };
-    this.sync(config.config.mcpServers);
-    this.disposables.add(config.onDidChange((next) => this.sync(next.mcpServers)));
+    this.sync(config.section(mcpServersConfig));
+    this.disposables.add(config.onDidChange(() => this.sync(config.section(mcpServersConfig))));
   }
 
   get servers(): readonly McpServerStatus[] {

@@ -10,7 +10,7 @@ import { formatBytes, formatCount, formatDuration } from '../../../base/strings'
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import type { BashConfig } from '../../../services/config/configSchema';
+import type { BashConfig } from '../osConfig';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
 import { IAgentTaskService, TaskLimitError } from '../../task/contract';
 import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
@@ -33,6 +33,8 @@ import { literalRule, matchCommandRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { type BashInput, createBashInputSchema } from './bash';
 import { classifyCommand } from './readOnlyCommand';
+import { bashConfig } from '../osConfig';
+import { tasksConfig } from '../../task/contract';
 
 /** The task tools a background command needs: to read its output and to stop it. */
 const BACKGROUND_TOOLS = ['TaskOutput', 'TaskStop'] as const;
@@ -73,17 +75,17 @@ export class BashTool implements ExecutableTool<BashInput> {
   ) {}
 
   get parameters(): JsonSchema {
-    return parametersFor(this.config.config.bash);
+    return parametersFor(this.config.section(bashConfig));
   }
 
   get description(): string {
-    const bash = this.config.config.bash;
+    const bash = this.config.section(bashConfig);
     const unavailable = this.backgroundUnavailableReason();
     const background =
       unavailable === undefined
         ? renderPrompt(loadDescriptionTemplate(__dirname, 'bash-background.md'), {
             MAX_TIMEOUT_S: bash.maxTimeoutS,
-            MAX_RUNNING_TASKS: this.config.config.tasks.maxRunning,
+            MAX_RUNNING_TASKS: this.config.section(tasksConfig).maxRunning,
           })
         : renderPrompt(loadDescriptionTemplate(__dirname, 'bash-no-background.md'), { REASON: unavailable, MAX_TIMEOUT_S: bash.maxTimeoutS });
     return renderPrompt(loadDescriptionTemplate(__dirname, 'bash.md'), {
@@ -114,7 +116,7 @@ export class BashTool implements ExecutableTool<BashInput> {
   }
 
   resolveExecution(input: BashInput): ToolExecution {
-    const bash = this.config.config.bash;
+    const bash = this.config.section(bashConfig);
     const command = input.command;
     if (command.trim() === '') return toolError('The command is empty. Pass the shell command to run in `command`.');
     if (input.timeout !== undefined && (!Number.isInteger(input.timeout) || input.timeout < 1)) {
@@ -241,7 +243,7 @@ export class BashTool implements ExecutableTool<BashInput> {
 
   private async runForeground(input: BashInput, cwd: string, readOnly: boolean, ctx: ToolExecutionContext): Promise<ToolResult> {
     if (ctx.signal.aborted) return toolError('Aborted before the command started.');
-    const bash = this.config.config.bash;
+    const bash = this.config.section(bashConfig);
     const cwdProblem = await this.checkCwd(cwd);
     if (cwdProblem) return toolError(cwdProblem);
     const timeoutS = input.timeout ?? bash.defaultTimeoutS;

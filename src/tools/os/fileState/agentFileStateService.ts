@@ -10,6 +10,7 @@ import {
   notReadMessage,
   type StaleWriteCheck,
 } from '../contract';
+import { readConfig, staleGuardConfig } from '../osConfig';
 
 @injectable()
 export class AgentFileStateService implements IAgentFileStateService {
@@ -25,11 +26,11 @@ export class AgentFileStateService implements IAgentFileStateService {
   }
 
   get enabled(): boolean {
-    return this.config.config.staleGuard.enabled;
+    return this.config.section(staleGuardConfig).enabled;
   }
 
   get hashMaxBytes(): number {
-    return this.config.config.read.lineCountMaxBytes;
+    return this.config.section(readConfig).lineCountMaxBytes;
   }
 
   record(path: string, snapshot: FileSnapshot, generation: number): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_GLOB_LIMIT } from '../../../services/config/configSchema';
+import { MAX_GLOB_LIMIT } from '../osConfig';
 
 export const GlobInputSchema = z.object({
   pattern: z

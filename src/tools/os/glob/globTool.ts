@@ -8,7 +8,7 @@ import { formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import { MAX_GLOB_LIMIT } from '../../../services/config/configSchema';
+import { MAX_GLOB_LIMIT } from '../osConfig';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { ToolAccesses } from '../../../tool/accesses';
@@ -24,6 +24,7 @@ import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
 import { describeFolder, displayPath, formatSeconds, runtimeSearchFs } from '../search/searchPaths';
 import { type GlobInput, GlobInputSchema } from './glob';
+import { globConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
 const STAT_BATCH = 2_000;
@@ -48,7 +49,7 @@ export class GlobTool implements ExecutableTool<GlobInput> {
   ) {}
 
   get description(): string {
-    const glob = this.config.config.glob;
+    const glob = this.config.section(globConfig);
     return renderPrompt(loadDescriptionTemplate(__dirname, 'glob.md'), {
       DEFAULT_LIMIT: formatCount(glob.defaultLimit),
       MAX_LIMIT: formatCount(MAX_GLOB_LIMIT),
@@ -76,7 +77,7 @@ export class GlobTool implements ExecutableTool<GlobInput> {
 
   private async run(input: GlobInput, root: string, pattern: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
-    const options = this.config.config.glob;
+    const options = this.config.section(globConfig);
     const fs = runtimeSearchFs(this.runtime.requireFs());
     const shownRoot = displayPath(root, this.workspace.cwd);
     const shownArg = input.path ?? '.';

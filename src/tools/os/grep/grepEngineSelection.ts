@@ -1,5 +1,5 @@
 import { createServiceId } from '../../../di/serviceId';
-import type { GrepEngineSetting } from '../../../services/config/configSchema';
+import type { GrepEngineSetting } from '../osConfig';
 import type { GrepEngine, GrepEngineName } from './grepEngine';
 import type { RipgrepSearchReport } from './ripgrepLocator';
 

@@ -8,6 +8,7 @@ import { type GrepEngine, GrepEngineError, type GrepEngineName } from './grepEng
 import { RipgrepEngine } from './ripgrepEngine';
 import { SENSITIVE_IGNORE_RULES } from '../search/sensitiveIgnore';
 import { type GrepEngineChoice, type IGrepEngineService, IRipgrepLocatorService } from './grepEngineSelection';
+import { grepConfig } from '../osConfig';
 
 @injectable()
 export class GrepEngineService implements IGrepEngineService {
@@ -20,7 +21,7 @@ export class GrepEngineService implements IGrepEngineService {
     @inject(IRipgrepLocatorService) private readonly locator: IRipgrepLocatorService,
     @inject(IConfigService) private readonly config: IConfigService,
   ) {
-    this.pool = new GrepWorkerPool(() => this.config.config.grep.workers);
+    this.pool = new GrepWorkerPool(() => this.config.section(grepConfig).workers);
   }
 
   get selections(): Readonly<Record<GrepEngineName, number>> {
@@ -34,7 +35,7 @@ export class GrepEngineService implements IGrepEngineService {
   }
 
   private async choose(choice: GrepEngineChoice): Promise<GrepEngine> {
-    const builtin = () => new BuiltinGrepEngine(this.pool, this.config.config.grep.workers);
+    const builtin = () => new BuiltinGrepEngine(this.pool, this.config.section(grepConfig).workers);
     if (choice.setting === 'builtin') return builtin();
     if (!choice.canSpawn) {
       if (choice.setting === 'auto') return builtin();

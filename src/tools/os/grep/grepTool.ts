@@ -22,6 +22,7 @@ import { type GrepInput, GrepInputSchema } from './grep';
 import { type GrepEngine, GrepEngineError, type GrepFileResult, type GrepOutputMode, type GrepSearch } from './grepEngine';
 import { renderGrep } from './grepFormat';
 import { type ParsedRegex, parseRustRegex, RegexSyntaxError } from './rustRegex';
+import { grepConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(GrepInputSchema);
 /** Names models use for languages that ripgrep spells differently. */
@@ -74,7 +75,7 @@ export class GrepTool implements ExecutableTool<GrepInput> {
   ) {}
 
   get description(): string {
-    const grep = this.config.config.grep;
+    const grep = this.config.section(grepConfig);
     return renderPrompt(loadDescriptionTemplate(__dirname, 'grep.md'), {
       DEFAULT_HEAD_LIMIT: formatCount(grep.headLimit),
       MAX_LINE_CHARS: formatCount(grep.maxLineChars),
@@ -143,7 +144,7 @@ export class GrepTool implements ExecutableTool<GrepInput> {
 
   private async run(input: GrepInput, resolved: ResolvedGrep, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
-    const options = this.config.config.grep;
+    const options = this.config.section(grepConfig);
     const shownArg = input.path ?? '.';
     let isFile: boolean;
     try {

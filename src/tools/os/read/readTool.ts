@@ -6,7 +6,7 @@ import { formatBytes, formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import type { ReadConfig } from '../../../services/config/configSchema';
+import type { ReadConfig } from '../osConfig';
 import { SequentialHash, sha256Hex } from '../../../base/fs/fileHash';
 import { IAgentFileStateService } from '../contract';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
@@ -21,6 +21,7 @@ import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
 import { type LineWindow, readForward, readTail, windowFromText } from './lineReader';
 import { type ReadInput, ReadInputSchema } from './read';
+import { readConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(ReadInputSchema);
 const SNIFF_BYTES = 8192;
@@ -42,7 +43,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
   ) {}
 
   get description(): string {
-    const read = this.config.config.read;
+    const read = this.config.section(readConfig);
     return renderPrompt(loadDescriptionTemplate(__dirname, 'read.md'), {
       DEFAULT_MAX_CHARS: formatCount(read.maxChars),
       DEFAULT_MAX_LINES: formatCount(read.maxLines),
@@ -74,7 +75,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
 
   private async read(input: ReadInput, path: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
-    const options = this.config.config.read;
+    const options = this.config.section(readConfig);
     const shown = input.path;
     const fs = this.runtime.requireFs();
     let stat: Stats;

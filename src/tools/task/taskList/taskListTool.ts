@@ -10,6 +10,7 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { taskLines } from '../taskFormat';
 import { type TaskListInput, TaskListInputSchema } from './taskList';
+import { tasksConfig } from '../taskConfig';
 
 const PARAMETERS = toInputJsonSchema(TaskListInputSchema);
 const DEFAULT_LIMIT = 20;
@@ -26,7 +27,7 @@ export class TaskListTool implements ExecutableTool<TaskListInput> {
   ) {}
 
   get description(): string {
-    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskList.md'), { MAX_RUNNING_TASKS: this.config.config.tasks.maxRunning });
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskList.md'), { MAX_RUNNING_TASKS: this.config.section(tasksConfig).maxRunning });
   }
 
   resolveExecution(input: TaskListInput): ToolExecution {

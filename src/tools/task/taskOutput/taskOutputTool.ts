@@ -13,6 +13,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { statusText, taskNotFound } from '../taskFormat';
 import { type TaskOutputInput, TaskOutputInputSchema } from './taskOutput';
+import { tasksConfig } from '../taskConfig';
 
 const PARAMETERS = toInputJsonSchema(TaskOutputInputSchema);
 
@@ -28,7 +29,7 @@ export class TaskOutputTool implements ExecutableTool<TaskOutputInput> {
   ) {}
 
   get description(): string {
-    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskOutput.md'), { OUTPUT_CHARS: formatCount(this.config.config.tasks.outputChars) });
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskOutput.md'), { OUTPUT_CHARS: formatCount(this.config.section(tasksConfig).outputChars) });
   }
 
   resolveExecution(input: TaskOutputInput): ToolExecution {
@@ -49,7 +50,7 @@ export class TaskOutputTool implements ExecutableTool<TaskOutputInput> {
   }
 
   private async read(id: string, input: TaskOutputInput): Promise<ToolResult> {
-    const maxBytes = this.config.config.tasks.outputChars;
+    const maxBytes = this.config.section(tasksConfig).outputChars;
     let slice;
     try {
       slice =

@@ -13,6 +13,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { lastLines, taskLines, taskNotFound } from '../taskFormat';
 import { type TaskStopInput, TaskStopInputSchema } from './taskStop';
+import { bashConfig } from '../../os/contract';
 
 const PARAMETERS = toInputJsonSchema(TaskStopInputSchema);
 const LAST_LINES = 20;
@@ -31,7 +32,7 @@ export class TaskStopTool implements ExecutableTool<TaskStopInput> {
   ) {}
 
   get description(): string {
-    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskStop.md'), { KILL_GRACE: formatDuration(this.config.config.bash.killGraceMs) });
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'taskStop.md'), { KILL_GRACE: formatDuration(this.config.section(bashConfig).killGraceMs) });
   }
 
   resolveExecution(input: TaskStopInput): ToolExecution {
@@ -61,7 +62,7 @@ export class TaskStopTool implements ExecutableTool<TaskStopInput> {
     }
     const lines = taskLines(after);
     if (after.status === 'killed') {
-      lines.push(`<system>Stopped: SIGTERM to its process group${after.forceKilled ? `, then SIGKILL because it was still running ${formatDuration(this.config.config.bash.killGraceMs)} later` : ''}.</system>`);
+      lines.push(`<system>Stopped: SIGTERM to its process group${after.forceKilled ? `, then SIGKILL because it was still running ${formatDuration(this.config.section(bashConfig).killGraceMs)} later` : ''}.</system>`);
     } else {
       lines.push(`<system>The task ended on its own (${after.status}) before it could be stopped.</system>`);
     }

@@ -3,7 +3,7 @@ import { formatCount, formatDuration } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import type { TasksConfig } from '../../../services/config/configSchema';
+import type { TasksConfig } from '../taskConfig';
 import { IAgentTaskService, type TaskInfo } from '../contract';
 import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
 import {
@@ -21,6 +21,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { lastLines, taskLines, taskNotFound } from '../taskFormat';
 import { createWaitForInputSchema, type WaitForInput } from './waitFor';
+import { tasksConfig } from '../taskConfig';
 
 const PREVIEW_LINES = 20;
 const PREVIEW_CHARS = 2_000;
@@ -48,11 +49,11 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
   ) {}
 
   get parameters(): JsonSchema {
-    return parametersFor(this.config.config.tasks);
+    return parametersFor(this.config.section(tasksConfig));
   }
 
   get description(): string {
-    const tasks = this.config.config.tasks;
+    const tasks = this.config.section(tasksConfig);
     return renderPrompt(loadDescriptionTemplate(__dirname, 'waitFor.md'), {
       DEFAULT_TIMEOUT_S: Math.min(tasks.waitDefaultTimeoutS, tasks.waitMaxTimeoutS),
       MAX_TIMEOUT_S: tasks.waitMaxTimeoutS,
@@ -60,7 +61,7 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
   }
 
   resolveExecution(input: WaitForInput): ToolExecution {
-    const config = this.config.config.tasks;
+    const config = this.config.section(tasksConfig);
     const maxS = config.waitMaxTimeoutS;
     if (input.timeout !== undefined && (!Number.isInteger(input.timeout) || input.timeout < 1 || input.timeout > maxS)) {
       return toolError(`timeout must be a whole number of seconds from 1 to ${maxS}; got ${input.timeout}. To wait longer, call WaitFor again after it returns.`);
@@ -113,7 +114,7 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
   private async report(tasks: readonly TaskInfo[], timedOut: boolean, waitedMs: number, timeoutS: number): Promise<string> {
     const finished = tasks.filter((t) => t.status !== 'running');
     const running = tasks.filter((t) => t.status === 'running');
-    const perTaskChars = Math.max(200, Math.min(PREVIEW_CHARS, Math.floor(this.config.config.tasks.outputChars / Math.max(1, tasks.length))));
+    const perTaskChars = Math.max(200, Math.min(PREVIEW_CHARS, Math.floor(this.config.section(tasksConfig).outputChars / Math.max(1, tasks.length))));
     const lines = [
       `wait_status: ${timedOut ? 'timed_out' : 'completed'}`,
       `waited: ${formatDuration(waitedMs)}${timedOut ? ` (the timeout of ${timeoutS} s)` : ''}`,

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { Ajv } from 'ajv';
 import { type Agent } from '../../../../src/scopes/agentScope';
 import { type App, createApp } from '../../../../src/scopes/appScope';
-import type { ToolhostConfigInput } from '../../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../../src/scopes/appScope';
 import { ToolAccesses } from '../../../../src/tool/accesses';
 import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '../../../../src/tool/contract';
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
@@ -18,7 +18,7 @@ let dataDir: string;
 let app: App;
 let agent: Agent;
 
-function open(config: ToolhostConfigInput = {}, features = builtinFeatures()): void {
+function open(config: AppConfigInput = {}, features = builtinFeatures()): void {
   app = createApp({ features, config });
   agent = app.createAgent({ cwd: dir.path, dataDir });
 }
