@@ -28,6 +28,12 @@ export interface AgentToolContributionOptions {
    * apply. The policy service applies this one rule for activation, listing and the call guard.
    */
   readonly exemptFromAllowlists?: boolean;
+  /**
+   * Sample inputs for the conformance suite: each must validate against the schema and resolve
+   * without touching a file or starting a process. Every builtin tool has some; defined beside
+   * the tool's schema.
+   */
+  readonly samples?: readonly unknown[];
 }
 
 /** A builtin tool: a lazily constructed Agent-scope singleton plus the metadata to activate it. */
@@ -72,6 +78,7 @@ export function registerAgentToolService<T extends ExecutableTool<never>>(
   return Object.freeze({
     ...options,
     requiredRuntimeCapabilities: Object.freeze([...options.requiredRuntimeCapabilities]),
+    ...(options.samples ? { samples: Object.freeze([...options.samples]) } : {}),
     disclosure: options.disclosure ?? 'inline',
     id: id as ServiceIdentifier<AgentTool>,
     toolClass: toolClass as Newable<AgentTool>,

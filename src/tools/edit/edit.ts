@@ -24,3 +24,9 @@ export const EditInputSchema = z.object({
 });
 
 export type EditInput = z.infer<typeof EditInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const EDIT_SAMPLES: readonly EditInput[] = [
+  { path: 'src/a.ts', old_string: 'export', new_string: 'import' },
+  { path: 'src/a.ts', old_string: '{}', new_string: '', replace_all: true },
+];

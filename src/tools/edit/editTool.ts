@@ -20,7 +20,7 @@ import { literalRule, matchPathRule } from '../../tool/ruleMatch';
 import { detectEncoding, knownBinaryType } from '../../base/fs/fileSniff';
 import { writeFileAtomic } from '../../base/fs/atomicWrite';
 import { fsErrorMessage, preview } from '../../base/fs/fileText';
-import { type EditInput, EditInputSchema } from './edit';
+import { type EditInput, EditInputSchema, EDIT_SAMPLES } from './edit';
 import { detectLineEndings, findOccurrences, firstInvalidUtf8, type LineEndingStyle, lineNumbersAt, withLineEndings } from './editText';
 import { findNearMatch, linesOf, type NearMatch } from './nearMatch';
 import { editConfig } from './editConfig';
@@ -304,4 +304,5 @@ export const editTool = registerAgentToolService(IEditTool, EditTool, {
   name: 'Edit',
   domain: 'edit',
   requiredRuntimeCapabilities: ['fs'],
+  samples: EDIT_SAMPLES,
 });

@@ -7,7 +7,7 @@ import type { ExecutableTool, JsonSchema, ToolAnnotations, ToolExecution, ToolRe
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
-import { type SelectToolsInput, SelectToolsInputSchema } from './selectTools';
+import { type SelectToolsInput, SelectToolsInputSchema, SELECT_TOOLS_SAMPLES } from './selectTools';
 
 const PARAMETERS = toInputJsonSchema(SelectToolsInputSchema);
 
@@ -51,6 +51,7 @@ export const selectToolsTool = registerAgentToolService(ISelectToolsTool, Select
   name: SELECT_TOOLS_NAME,
   domain: 'toolSelect',
   requiredRuntimeCapabilities: [],
+  samples: SELECT_TOOLS_SAMPLES,
   exemptFromAllowlists: true,
   when: (accessor) => accessor.get(IAgentToolSelectService).enabled,
 });

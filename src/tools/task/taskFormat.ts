@@ -2,6 +2,9 @@ import { formatCount, formatDuration } from '../../base/strings';
 import type { TaskInfo } from './contract';
 
 /** `completed (exit code 0)`, `failed (exit code 2)`, `timed_out`, `killed`, `running`. */
+/** The task id the conformance samples use; the suite puts the id of a real running task in its place. */
+export const SAMPLE_TASK_ID = '<sample-task>';
+
 export function statusText(task: TaskInfo): string {
   switch (task.status) {
     case 'running':

@@ -49,3 +49,11 @@ export function createBashInputSchema(limits: { defaultTimeoutS: number; maxTime
       ),
   });
 }
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const BASH_SAMPLES: readonly BashInput[] = [
+  { command: 'npm test' },
+  { command: 'ls -la src && git status', cwd: 'src', timeout: 10, description: 'List files' },
+  { command: 'cat ../outside.txt /etc/hostname ~/x', cwd: '.' },
+  { command: 'sleep 5', run_in_background: true, description: 'Sleep' },
+];

@@ -31,7 +31,7 @@ import { canonicalizeExisting, isPathInside, resolvePathAccess } from '../../../
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchCommandRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
-import { type BashInput, createBashInputSchema } from './bash';
+import { type BashInput, createBashInputSchema, BASH_SAMPLES } from './bash';
 import { classifyCommand } from './readOnlyCommand';
 import { bashConfig } from '../osConfig';
 import { tasksConfig } from '../../task/contract';
@@ -359,4 +359,5 @@ export const bashTool = registerAgentToolService(IBashTool, BashTool, {
   name: 'Bash',
   domain: 'os',
   requiredRuntimeCapabilities: ['process'],
+  samples: BASH_SAMPLES,
 });

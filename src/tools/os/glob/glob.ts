@@ -36,3 +36,6 @@ export const GlobInputSchema = z.object({
 });
 
 export type GlobInput = z.infer<typeof GlobInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const GLOB_SAMPLES: readonly GlobInput[] = [{ pattern: '**/*.ts' }, { pattern: 'src/*.ts', path: 'src', include_ignored: true, offset: 10, limit: 5 }];

@@ -23,7 +23,7 @@ import { type FilteredEntries, FilteredListing } from '../search/filteredListing
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
 import { describeFolder, displayPath, formatSeconds, runtimeSearchFs } from '../search/searchPaths';
-import { type GlobInput, GlobInputSchema } from './glob';
+import { type GlobInput, GlobInputSchema, GLOB_SAMPLES } from './glob';
 import { globConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
@@ -272,4 +272,5 @@ export const globTool = registerAgentToolService(IGlobTool, GlobTool, {
   name: 'Glob',
   domain: 'os',
   requiredRuntimeCapabilities: ['fs'],
+  samples: GLOB_SAMPLES,
 });

@@ -72,3 +72,21 @@ export const GrepInputSchema = z.object({
 });
 
 export type GrepInput = z.infer<typeof GrepInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const GREP_SAMPLES: readonly GrepInput[] = [
+  { pattern: 'export' },
+  {
+    pattern: 'class\\s+\\w+',
+    path: 'src',
+    glob: 'src/**/*.ts',
+    type: 'ts',
+    output_mode: 'content',
+    '-i': true,
+    '-n': false,
+    '-C': 2,
+    head_limit: 10,
+    offset: 5,
+  },
+  { pattern: 'a\\nb', multiline: true, include_ignored: true, output_mode: 'count_matches', '-A': 1, '-B': 1 },
+];

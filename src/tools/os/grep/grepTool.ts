@@ -18,7 +18,7 @@ import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { compileSearchGlob, type SearchGlob } from '../search/searchGlob';
 import { describeFolder, displayPath, formatSeconds, localSearchFs } from '../search/searchPaths';
 import { RG_FILE_TYPES } from './fileTypes';
-import { type GrepInput, GrepInputSchema } from './grep';
+import { type GrepInput, GrepInputSchema, GREP_SAMPLES } from './grep';
 import { type GrepEngine, GrepEngineError, type GrepFileResult, type GrepOutputMode, type GrepSearch } from './grepEngine';
 import { renderGrep } from './grepFormat';
 import { type ParsedRegex, parseRustRegex, RegexSyntaxError } from './rustRegex';
@@ -222,4 +222,5 @@ export const grepTool = registerAgentToolService(IGrepTool, GrepTool, {
   name: 'Grep',
   domain: 'os',
   requiredRuntimeCapabilities: ['fs'],
+  samples: GREP_SAMPLES,
 });

@@ -24,3 +24,6 @@ export const ReadInputSchema = z.object({
 });
 
 export type ReadInput = z.infer<typeof ReadInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const READ_SAMPLES: readonly ReadInput[] = [{ path: 'src/a.ts' }, { path: 'src/a.ts', line_offset: -10 }, { path: 'new/missing.txt', n_lines: 3 }];

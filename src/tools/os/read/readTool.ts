@@ -20,7 +20,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
 import { type LineWindow, readForward, readTail, windowFromText } from './lineReader';
-import { type ReadInput, ReadInputSchema } from './read';
+import { type ReadInput, ReadInputSchema, READ_SAMPLES } from './read';
 import { readConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(ReadInputSchema);
@@ -214,4 +214,5 @@ export const readTool = registerAgentToolService(IReadTool, ReadTool, {
   name: 'Read',
   domain: 'os',
   requiredRuntimeCapabilities: ['fs'],
+  samples: READ_SAMPLES,
 });

@@ -17,3 +17,9 @@ export const WriteInputSchema = z.object({
 });
 
 export type WriteInput = z.infer<typeof WriteInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const WRITE_SAMPLES: readonly WriteInput[] = [
+  { path: 'src/a.ts', content: 'export {};\n' },
+  { path: 'new/dir/b.txt', content: '', mode: 'append' },
+];

@@ -18,7 +18,7 @@ import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { type AtomicWriteSink, writeFileAtomic } from '../../../base/fs/atomicWrite';
 import { fsErrorMessage, preview, statIfExists } from '../../../base/fs/fileText';
 import { currentStateOf } from '../fileState/currentFileState';
-import { type WriteInput, WriteInputSchema } from './write';
+import { type WriteInput, WriteInputSchema, WRITE_SAMPLES } from './write';
 
 const PARAMETERS = toInputJsonSchema(WriteInputSchema);
 const COPY_CHUNK_BYTES = 1024 * 1024;
@@ -169,4 +169,5 @@ export const writeTool = registerAgentToolService(IWriteTool, WriteTool, {
   name: 'Write',
   domain: 'os',
   requiredRuntimeCapabilities: ['fs'],
+  samples: WRITE_SAMPLES,
 });

@@ -6,3 +6,6 @@ export const TaskListInputSchema = z.object({
 });
 
 export type TaskListInput = z.infer<typeof TaskListInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const TASK_LIST_SAMPLES: readonly TaskListInput[] = [{}, { active_only: true, limit: 5 }];

@@ -9,7 +9,7 @@ import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { taskLines } from '../taskFormat';
-import { type TaskListInput, TaskListInputSchema } from './taskList';
+import { type TaskListInput, TaskListInputSchema, TASK_LIST_SAMPLES } from './taskList';
 import { tasksConfig } from '../taskConfig';
 
 const PARAMETERS = toInputJsonSchema(TaskListInputSchema);
@@ -62,4 +62,5 @@ export const taskListTool = registerAgentToolService(ITaskListTool, TaskListTool
   name: 'TaskList',
   domain: 'task',
   requiredRuntimeCapabilities: [],
+  samples: TASK_LIST_SAMPLES,
 });

@@ -1,3 +1,4 @@
+import { SAMPLE_TASK_ID } from '../taskFormat';
 import { z } from 'zod';
 
 export const TaskOutputInputSchema = z.object({
@@ -18,3 +19,6 @@ export const TaskOutputInputSchema = z.object({
 });
 
 export type TaskOutputInput = z.infer<typeof TaskOutputInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const TASK_OUTPUT_SAMPLES: readonly TaskOutputInput[] = [{ task_id: SAMPLE_TASK_ID }, { task_id: SAMPLE_TASK_ID, offset: 0 }, { task_id: SAMPLE_TASK_ID, tail_lines: 10 }];

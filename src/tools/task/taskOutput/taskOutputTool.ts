@@ -12,7 +12,7 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { statusText, taskNotFound } from '../taskFormat';
-import { type TaskOutputInput, TaskOutputInputSchema } from './taskOutput';
+import { type TaskOutputInput, TaskOutputInputSchema, TASK_OUTPUT_SAMPLES } from './taskOutput';
 import { tasksConfig } from '../taskConfig';
 
 const PARAMETERS = toInputJsonSchema(TaskOutputInputSchema);
@@ -88,4 +88,5 @@ export const taskOutputTool = registerAgentToolService(ITaskOutputTool, TaskOutp
   name: 'TaskOutput',
   domain: 'task',
   requiredRuntimeCapabilities: [],
+  samples: TASK_OUTPUT_SAMPLES,
 });

@@ -1,3 +1,4 @@
+import { SAMPLE_TASK_ID } from '../taskFormat';
 import { z } from 'zod';
 
 export const TaskStopInputSchema = z.object({
@@ -6,3 +7,6 @@ export const TaskStopInputSchema = z.object({
 });
 
 export type TaskStopInput = z.infer<typeof TaskStopInputSchema>;
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const TASK_STOP_SAMPLES: readonly TaskStopInput[] = [{ task_id: SAMPLE_TASK_ID }, { task_id: SAMPLE_TASK_ID, reason: 'no longer needed' }];

@@ -12,7 +12,7 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { lastLines, taskLines, taskNotFound } from '../taskFormat';
-import { type TaskStopInput, TaskStopInputSchema } from './taskStop';
+import { type TaskStopInput, TaskStopInputSchema, TASK_STOP_SAMPLES } from './taskStop';
 import { bashConfig } from '../../os/contract';
 
 const PARAMETERS = toInputJsonSchema(TaskStopInputSchema);
@@ -86,4 +86,5 @@ export const taskStopTool = registerAgentToolService(ITaskStopTool, TaskStopTool
   name: 'TaskStop',
   domain: 'task',
   requiredRuntimeCapabilities: [],
+  samples: TASK_STOP_SAMPLES,
 });

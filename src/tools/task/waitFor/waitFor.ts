@@ -1,3 +1,4 @@
+import { SAMPLE_TASK_ID } from '../taskFormat';
 import { z } from 'zod';
 
 export interface WaitForInput {
@@ -28,3 +29,6 @@ export function createWaitForInputSchema(limits: { defaultTimeoutS: number; maxT
       .describe(`Seconds to wait at most (default ${limits.defaultTimeoutS}, at most ${limits.maxTimeoutS}). Reaching it is not an error; the tasks keep running.`),
   });
 }
+
+/** Sample inputs for the conformance suite (tests/tools/conformance.test.ts): valid, resolved without I/O. */
+export const WAIT_FOR_SAMPLES: readonly WaitForInput[] = [{}, { task_ids: [SAMPLE_TASK_ID], mode: 'any', timeout: 5 }];

@@ -20,7 +20,7 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchTextRule } from '../../../tool/ruleMatch';
 import { lastLines, taskLines, taskNotFound } from '../taskFormat';
-import { createWaitForInputSchema, type WaitForInput } from './waitFor';
+import { createWaitForInputSchema, type WaitForInput, WAIT_FOR_SAMPLES } from './waitFor';
 import { tasksConfig } from '../taskConfig';
 
 const PREVIEW_LINES = 20;
@@ -153,4 +153,5 @@ export const waitForTool = registerAgentToolService(IWaitForTool, WaitForTool, {
   name: 'WaitFor',
   domain: 'task',
   requiredRuntimeCapabilities: [],
+  samples: WAIT_FOR_SAMPLES,
 });
