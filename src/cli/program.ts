@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { packageVersion } from '../base/packageInfo';
 import { errorMessage } from '../base/errors';
 import { ConfigError } from '../services/config/configLoader';
 import { mcpCommand } from './commands/mcp';
@@ -6,8 +7,7 @@ import { runCommand } from './commands/run';
 import { toolsCommand } from './commands/tools';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './io';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const VERSION: string = (require('../../package.json') as { version: string }).version;
+const VERSION = packageVersion();
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('toolhost')

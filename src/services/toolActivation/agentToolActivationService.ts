@@ -1,4 +1,5 @@
 import { inject, injectable, preDestroy } from 'inversify';
+import { RerunUntilStable } from '../../base/rerunUntilStable';
 import { errorMessage } from '../../base/errors';
 import { Emitter } from '../../base/event';
 import { DisposableStore, type IDisposable } from '../../base/lifecycle';
@@ -34,8 +35,7 @@ export class AgentToolActivationService implements IAgentToolActivationService {
   private readonly disposables = new DisposableStore();
   private readonly failed = new Emitter<ToolActivationFailure>();
   readonly onDidFail = this.failed.event;
-  private computing = false;
-  private dirty = false;
+  private readonly computation = new RerunUntilStable(() => this.computeOnce());
   private disposed = false;
 
   constructor(
@@ -58,20 +58,7 @@ export class AgentToolActivationService implements IAgentToolActivationService {
 
   recompute(): void {
     if (this.disposed) return;
-    if (this.computing) {
-      this.dirty = true;
-      return;
-    }
-    this.computing = true;
-    try {
-      let passes = 0;
-      do {
-        this.dirty = false;
-        this.computeOnce();
-      } while (this.dirty && ++passes < 10);
-    } finally {
-      this.computing = false;
-    }
+    this.computation.run();
   }
 
   status(): readonly ToolActivationStatus[] {

@@ -1,4 +1,5 @@
 import { inject, injectable, preDestroy } from 'inversify';
+import { RerunUntilStable } from '../../../base/rerunUntilStable';
 import { Emitter } from '../../../base/event';
 import { DisposableStore, type IDisposable } from '../../../base/lifecycle';
 import { mcpServerToolPrefix, qualifyMcpToolName } from './toolNaming';
@@ -48,8 +49,7 @@ export class AgentMcpService implements IAgentMcpService {
   private readonly disposables = new DisposableStore();
   private readonly warningEmitter = new Emitter<McpWarning>();
   private readonly changeEmitter = new Emitter<McpToolsChange>();
-  private reconciling = false;
-  private dirty = false;
+  private readonly reconciliation = new RerunUntilStable(() => this.reconcileOnce());
   private disposed = false;
   readonly onWarning = this.warningEmitter.event;
   readonly onDidChangeTools = this.changeEmitter.event;
@@ -96,20 +96,7 @@ export class AgentMcpService implements IAgentMcpService {
   /** Brings the registry in step with the ready servers, the policy and the names others hold. */
   private reconcile(): void {
     if (this.disposed) return;
-    if (this.reconciling) {
-      this.dirty = true;
-      return;
-    }
-    this.reconciling = true;
-    try {
-      let passes = 0;
-      do {
-        this.dirty = false;
-        this.reconcileOnce();
-      } while (this.dirty && ++passes < 10);
-    } finally {
-      this.reconciling = false;
-    }
+    this.reconciliation.run();
   }
 
   private reconcileOnce(): void {

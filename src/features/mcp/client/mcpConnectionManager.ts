@@ -1,4 +1,5 @@
 import { inject, injectable, preDestroy } from 'inversify';
+import { packageVersion } from '../../../base/packageInfo';
 import { Emitter } from '../../../base/event';
 import { DisposableStore } from '../../../base/lifecycle';
 import type { McpCallToolAnswer } from './callResult';
@@ -18,15 +19,7 @@ import {
 import { type McpConnectionHost, McpServerConnection } from './mcpServerConnection';
 import { mcpServersConfig } from '../mcpConfig';
 
-function readVersion(): string {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('../../../../package.json') as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
-const CLIENT_VERSION = readVersion();
+const CLIENT_VERSION = packageVersion();
 
 function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { packageVersion } from '../../../base/packageInfo';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
@@ -21,18 +22,10 @@ import { IAgentToolSelectService } from '../../../services/toolSelect/toolSelect
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import type { ToolUpdate } from '../../../tool/contract';
 import { AccessGate } from './accessGate';
-import { MCP_META_OUTCOME, ProgressMapper, type McpProgress, toCallToolResult, toMcpTool } from './mcpMapping';
+import type { McpProgress } from '../client/mcpConnections';
+import { MCP_META_OUTCOME, ProgressMapper, toCallToolResult, toMcpTool } from './mcpMapping';
 import type { McpElicitor, McpServeInteractions } from './mcpServeInteractions';
 
-function packageVersion(): string {
-  try {
-    // dist/mcpServer → the package root. Other layouts (the benchmark build) fall back.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('../../../../package.json') as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
 
 export const DEFAULT_LIST_CHANGED_DELAY_MS = 50;
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;

@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations as McpToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { McpProgress } from '../client/mcpConnections';
 import type { ToolCallResult } from '../../../services/executor/toolExecutor';
 import type { JsonSchema, Tool, ToolAnnotations, ToolOutput, ToolUpdate } from '../../../tool/contract';
 
@@ -82,12 +83,6 @@ export function toCallToolResult(result: ToolCallResult): CallToolResult {
     ...(isPlainObject(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
     _meta: meta,
   };
-}
-
-export interface McpProgress {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
 }
 
 const PROGRESS_MESSAGE_MAX_CHARS = 200;

@@ -1,6 +1,7 @@
-import { Emitter } from '../src/base/event';
-import { DisposableStore, toDisposable } from '../src/base/lifecycle';
-import { closestMatch, editDistance, formatBytes, formatCount } from '../src/base/strings';
+import { Emitter } from '../../src/base/event';
+import { DisposableStore, toDisposable } from '../../src/base/lifecycle';
+import { closestMatch, editDistance, formatBytes, formatCount } from '../../src/base/strings';
+import { RerunUntilStable } from '../../src/base/rerunUntilStable';
 
 describe('closestMatch()', () => {
   test.each<[string, string[], string | undefined]>([
@@ -66,4 +67,48 @@ test('DisposableStore disposes in reverse order, once, and reports failures afte
 
 test('formatCount groups thousands', () => {
   expect([0, 999, 1000, 1234567, -50000, 12.5].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567', '-50,000', '12.5']);
+});
+
+describe('RerunUntilStable', () => {
+  test('a run asked for during a pass becomes one more pass, not a nested one', () => {
+    const log: string[] = [];
+    let depth = 0;
+    let asks = 2;
+    const runner: RerunUntilStable = new RerunUntilStable(() => {
+      depth++;
+      log.push(`pass at depth ${depth}`);
+      if (asks-- > 0) {
+        runner.run();
+        runner.run();
+      }
+      depth--;
+    });
+    runner.run();
+    expect(log).toEqual(['pass at depth 1', 'pass at depth 1', 'pass at depth 1']);
+  });
+
+  test('passes stop after the bound even when every pass asks again', () => {
+    let passes = 0;
+    const runner: RerunUntilStable = new RerunUntilStable(() => {
+      passes++;
+      runner.run();
+    }, 4);
+    runner.run();
+    expect(passes).toBe(4);
+    runner.run();
+    expect(passes).toBe(8);
+  });
+
+  test('a pass that throws leaves the runner usable', () => {
+    let fail = true;
+    let passes = 0;
+    const runner = new RerunUntilStable(() => {
+      passes++;
+      if (fail) throw new Error('boom');
+    });
+    expect(() => runner.run()).toThrow('boom');
+    fail = false;
+    runner.run();
+    expect(passes).toBe(2);
+  });
 });
