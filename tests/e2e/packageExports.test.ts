@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as nodePath from 'node:path';
 
 // The built package root, as a user's `require('toolhost')` sees it.
@@ -34,28 +35,50 @@ test('the package root exports the public API', () => {
     'IAgentWorkspaceService',
     'IAgentProfileService',
     'IAgentToolPolicyService',
-    'IAgentToolContribution',
     'createLocalRuntime',
     'builtinFeatures',
-    'readTool',
-    'writeTool',
-    'editTool',
+    'createOsToolsFeature',
+    'createEditToolFeature',
+    'createTaskToolsFeature',
+    'IReadTool',
+    'readConfig',
     'IAgentFileStateService',
     'writeFileAtomic',
     'McpAgentServer',
     'McpServeInteractions',
-    'toMcpTool',
-    'toCallToolResult',
     'watchConfigFile',
     'qualifyMcpToolName',
     'IMcpConnectionManager',
     'IAgentMcpService',
     'createMcpFeature',
-    'mapMcpCallResult',
+    'defineConfigSection',
   ];
   expect(expected.filter((name) => pkg[name] === undefined)).toEqual([]);
   expect(typeof pkg.createApp).toBe('function');
   expect((pkg.qualifyMcpToolName as (s: string, t: string) => string)('git hub', 'create.issue')).toBe('mcp__git_hub__create_issue');
+});
+
+test('each subpath export resolves in the built package by name; deep imports are refused', () => {
+  const script = [
+    "const subpaths = { 'toolhost/internals': 'ToolScheduler', 'toolhost/tools/os': 'readTool', 'toolhost/tools/edit': 'editTool',",
+    "  'toolhost/tools/task': 'AgentTaskService', 'toolhost/tools/selectTools': 'selectToolsTool', 'toolhost/features/mcp': 'toMcpTool' };",
+    'const out = {};',
+    'for (const [subpath, name] of Object.entries(subpaths)) out[subpath] = typeof require(subpath)[name];',
+    "try { require('toolhost/dist/index.js'); out.deep = 'loaded'; } catch (e) { out.deep = e.code; }",
+    'console.log(JSON.stringify(out));',
+  ].join('\n');
+  // The package resolves itself by name (Node's self-reference through "exports").
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: nodePath.resolve(__dirname, '../..'), encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(JSON.parse(run.stdout)).toEqual({
+    'toolhost/internals': 'function',
+    'toolhost/tools/os': 'object',
+    'toolhost/tools/edit': 'object',
+    'toolhost/tools/task': 'function',
+    'toolhost/tools/selectTools': 'object',
+    'toolhost/features/mcp': 'function',
+    deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
+  });
 });
 
 test('an App built from the package lists Read, Write and Edit', async () => {

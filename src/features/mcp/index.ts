@@ -1,0 +1,55 @@
+// The mcp feature's public surface (`toolhost/features/mcp`): MCP servers as a tool source, and
+// serving an agent's tools over MCP.
+export { createMcpFeature } from './mcpFeature';
+export {
+  mcpServersConfig,
+  McpServerConfigSchema,
+  McpServersConfigSchema,
+  DEFAULT_MCP_TIMEOUT_MS,
+  DEFAULT_MCP_STARTUP_TIMEOUT_MS,
+  type McpServerConfig,
+  type McpServerConfigInput,
+  type McpServersConfig,
+  type McpTransportKind,
+} from './mcpConfig';
+
+// The client: servers from config `mcpServers`, their tools in every agent.
+export {
+  IMcpConnectionManager,
+  IMcpClientOptions,
+  McpCallError,
+  MAX_MCP_TOOL_DESCRIPTION_CHARS,
+  type McpClientOptions,
+  type McpServerState,
+  type McpServerStatus,
+  type McpToolDefinition,
+  type McpWarning,
+  type McpWarningCode,
+  type McpToolCollision,
+  type McpProgress,
+  type McpCallOptions,
+  type McpCallErrorKind,
+} from './client/mcpConnections';
+export { IAgentMcpService, type McpToolInfo, type McpToolsChange } from './client/agentMcp';
+export { McpTool } from './client/mcpTool';
+export { qualifyMcpToolName, sanitizeMcpNamePart, fnv1a32Hex, mcpServerToolPrefix, MAX_QUALIFIED_TOOL_NAME_LENGTH } from './client/toolNaming';
+export { mapMcpCallResult, mapMcpContentBlock, type McpCallToolAnswer } from './client/callResult';
+export { expandEnvReferences } from './client/envExpansion';
+
+// The server: `toolhost mcp serve`.
+export {
+  McpAgentServer,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_LIST_CHANGED_DELAY_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  type McpAgentServerOptions,
+} from './serve/mcpAgentServer';
+export {
+  McpServeInteractions,
+  approvalElicitation,
+  approvalFromElicitation,
+  type McpElicitor,
+  type McpServeInteractionsOptions,
+} from './serve/mcpServeInteractions';
+export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './serve/mcpMapping';
+export { AccessGate } from './serve/accessGate';
