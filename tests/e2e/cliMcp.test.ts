@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { runCliProcess } from '../helpers/cliProcess';
-import { FIXTURE_SERVER, fixtureServer } from '../helpers/mcp';
+import { FIXTURE_SERVER, fixtureServer } from '../helpers/mcpFixtureServer';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
 jest.setTimeout(60_000);

@@ -13,7 +13,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, runCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
-import { deferred, waitFor } from '../helpers/testTools';
+import { deferred, waitFor } from '../helpers/async';
+import { isAlive } from '../helpers/processes';
 
 const ALL_TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
 let root: string;
@@ -66,15 +67,6 @@ async function serve(args: string[], options: { elicitation?: (request: ElicitRe
 
 async function call(c: Connection, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await c.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
@@ -157,7 +149,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     });
     const controller = new AbortController();
     const pending = c.client.callTool({ name: 'Write', arguments: { path: 'new.txt', content: 'hello' } }, undefined, { signal: controller.signal });
-    await waitFor(() => c.elicitations.length === 1, 20_000, 'the approval request');
+    await waitFor(() => c.elicitations.length === 1, { what: 'the approval request', timeoutMs: 20_000 });
     controller.abort('stop');
     await expect(pending).rejects.toThrow('stop');
     await cancelled.promise;
@@ -186,12 +178,12 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     const c = await serve(['--cwd', ws, '--yes']);
     const controller = new AbortController();
     const pending = c.client.callTool({ name: 'Bash', arguments: { command: 'sleep 60 & echo $! > pid.txt; wait' } }, undefined, { signal: controller.signal });
-    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), 20_000, 'the command to start');
+    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), { what: 'the command to start', timeoutMs: 20_000 });
     const pid = Number(fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8'));
     expect(isAlive(pid)).toBe(true);
     controller.abort('stop');
     await expect(pending).rejects.toThrow('stop');
-    await waitFor(() => !isAlive(pid), 20_000, 'the sleep to be killed');
+    await waitFor(() => !isAlive(pid), { what: 'the sleep to be killed', timeoutMs: 20_000 });
     expect(textOf(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
   });
 
@@ -200,7 +192,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     const c = await serve(['--cwd', ws]);
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
     fs.writeFileSync(nodePath.join(ws, 'toolhost.json'), JSON.stringify({ tools: { enabled: ['Read'] }, approval: { allow: [`Read(${root}/*.txt)`] } }));
-    await waitFor(() => c.listChanged.length === 1, 20_000, 'tools/list_changed');
+    await waitFor(() => c.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 20_000 });
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['Read']);
     // The new approval rule is in effect too.
     expect(textOf(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
@@ -213,7 +205,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     const c = await serve(['--cwd', ws]);
     await c.client.listTools();
     fs.writeFileSync(nodePath.join(ws, 'toolhost.json'), '{"tools": {"disabled": "Write"}}');
-    await waitFor(() => c.stderr().includes('The change was ignored'), 20_000, 'the report');
+    await waitFor(() => c.stderr().includes('The change was ignored'), { what: 'the report', timeoutMs: 20_000 });
     expect(c.stderr()).toContain('tools.disabled: expected array, received string');
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
   });
@@ -240,7 +232,7 @@ describe('toolhost mcp serve as a process', () => {
   test('stdout carries only JSON-RPC; a garbage line is logged and skipped; closing stdin ends the process with code 0', async () => {
     const s = spawnServe(['--cwd', ws]);
     s.child.stdin.write(INIT.join('') + 'this is not json\n' + line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Read', arguments: { path: 'a.txt' } } }));
-    await waitFor(() => s.stdout().includes('"id":2'), 20_000, 'the tools/call response');
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the tools/call response', timeoutMs: 20_000 });
     s.child.stdin.end();
     expect(await s.exit).toBe(0);
     const messages = s
@@ -261,7 +253,7 @@ describe('toolhost mcp serve as a process', () => {
         line({ jsonrpc: '2.0', method: 'notifications/initialized' }) +
         line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Write', arguments: { path: 'new.txt', content: 'x' } } }),
     );
-    await waitFor(() => s.stdout().includes('"method":"elicitation/create"'), 20_000, 'the approval request');
+    await waitFor(() => s.stdout().includes('"method":"elicitation/create"'), { what: 'the approval request', timeoutMs: 20_000 });
     s.child.stdin.end();
     expect(await s.exit).toBe(0);
     expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
@@ -272,17 +264,17 @@ describe('toolhost mcp serve as a process', () => {
   test('closing stdin while Bash runs ends the process and the command with it', async () => {
     const s = spawnServe(['--cwd', ws, '--yes']);
     s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 60 & echo $! > pid.txt; wait' } } }));
-    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), 20_000, 'the command to start');
+    await waitFor(() => fs.existsSync(nodePath.join(ws, 'pid.txt')) && fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8').endsWith('\n'), { what: 'the command to start', timeoutMs: 20_000 });
     const pid = Number(fs.readFileSync(nodePath.join(ws, 'pid.txt'), 'utf8'));
     s.child.stdin.end();
     expect(await s.exit).toBe(0);
-    await waitFor(() => !isAlive(pid), 20_000, 'the sleep to be gone');
+    await waitFor(() => !isAlive(pid), { what: 'the sleep to be gone', timeoutMs: 20_000 });
   });
 
   test('SIGTERM ends the process cleanly', async () => {
     const s = spawnServe(['--cwd', ws]);
     s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
-    await waitFor(() => s.stdout().includes('"id":2'), 20_000, 'the tools/list response');
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the tools/list response', timeoutMs: 20_000 });
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
     expect(s.stderr()).toContain('toolhost: shutting down: SIGTERM\n');

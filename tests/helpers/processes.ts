@@ -28,13 +28,3 @@ export function killQuietly(pid: number): void {
     // gone already
   }
 }
-
-/** Polls until `condition` holds; fails with `what` after `timeoutMs`. No fixed sleeps in tests. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

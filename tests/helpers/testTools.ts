@@ -1,7 +1,7 @@
 import { injectable } from 'inversify';
 import { z } from 'zod';
 import { createServiceId } from '../../src/di/serviceId';
-import { type AgentToolContribution, registerAgentToolService } from '../../src/di/toolContribution';
+import { type AgentToolContribution, type AgentToolContributionOptions, registerAgentToolService } from '../../src/di/toolContribution';
 import type { ToolAccesses } from '../../src/tool/accesses';
 import type { ExecutableTool, JsonSchema, ToolExecution, ToolExecutionContext, ToolResult } from '../../src/tool/contract';
 import { toInputJsonSchema } from '../../src/tool/inputSchema';
@@ -14,11 +14,27 @@ export interface TestToolBehaviour<I> {
   readonly resolve?: (input: I) => ToolExecution | Promise<ToolExecution>;
   readonly stopBatchAfterThis?: (input: I) => boolean;
   readonly approvalRule?: (input: I) => string;
+  /** Count the constructions of the tool's class, read with constructionCount(name). */
+  readonly countConstructions?: boolean;
+  /** Registration metadata; default no runtime capability, no condition, inline. */
+  readonly requiredRuntimeCapabilities?: AgentToolContributionOptions['requiredRuntimeCapabilities'];
+  readonly when?: AgentToolContributionOptions['when'];
+  readonly disclosure?: AgentToolContributionOptions['disclosure'];
 }
 
 const DefaultSchema = z.object({ id: z.string().optional(), path: z.string().optional() });
 
-/** A tool whose behaviour is given by closures, for executor tests. */
+/** How many times each counted test tool class was constructed, by tool name. */
+const constructions = new Map<string, number>();
+
+export function constructionCount(name: string): number {
+  return constructions.get(name) ?? 0;
+}
+
+/**
+ * A tool contribution whose behaviour is given by closures. Each call makes a new class, so
+ * construction counts never leak between tests that use different names.
+ */
 export function testTool<I = { id?: string; path?: string }>(name: string, behaviour: TestToolBehaviour<I> = {}): AgentToolContribution {
   const parameters = toInputJsonSchema(behaviour.schema ?? DefaultSchema);
   @injectable()
@@ -26,6 +42,9 @@ export function testTool<I = { id?: string; path?: string }>(name: string, behav
     readonly name = name;
     readonly description = `Test tool ${name}.`;
     readonly parameters: JsonSchema = parameters;
+    constructor() {
+      if (behaviour.countConstructions) constructions.set(name, constructionCount(name) + 1);
+    }
     resolveExecution(input: I): ToolExecution | Promise<ToolExecution> {
       if (behaviour.resolve) return behaviour.resolve(input);
       const accesses = behaviour.accesses?.(input);
@@ -41,22 +60,8 @@ export function testTool<I = { id?: string; path?: string }>(name: string, behav
   return registerAgentToolService(createServiceId<TestTool>(`test.tool.${name}.${Math.random()}`), TestTool, {
     name,
     domain: 'test',
-    requiredRuntimeCapabilities: [],
+    requiredRuntimeCapabilities: behaviour.requiredRuntimeCapabilities ?? [],
+    ...(behaviour.when ? { when: behaviour.when } : {}),
+    ...(behaviour.disclosure ? { disclosure: behaviour.disclosure } : {}),
   });
-}
-
-/** A promise with its resolve function exposed. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** Polls until `check` holds (for events produced by real processes); fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

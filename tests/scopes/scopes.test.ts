@@ -9,7 +9,7 @@ import { IAgentToolRegistryService } from '../../src/services/toolRegistry/toolR
 import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { IReadTool, ReadTool } from '../../src/tools/os/read/readTool';
-import { constructionCount, countingTool } from '../helpers/fakeTools';
+import { constructionCount, testTool } from '../helpers/testTools';
 import { useTempDir } from '../helpers/tempDir';
 
 const dir = useTempDir();
@@ -47,8 +47,8 @@ function counterFeature(): Feature {
 
 describe('App and Agent scopes', () => {
   test('a tool that is not activated is never constructed; an activated one exactly once per agent', async () => {
-    const hidden = countingTool('HiddenTool', { requiredRuntimeCapabilities: ['process'] });
-    const shown = countingTool('ShownTool');
+    const hidden = testTool('HiddenTool', { countConstructions: true, requiredRuntimeCapabilities: ['process'] });
+    const shown = testTool('ShownTool', { countConstructions: true });
     const app = createApp({ features: [new Feature('t').contributeTool(hidden).contributeTool(shown)] });
     const agent = app.createAgent({ cwd: dir.path, runtime: createLocalRuntime(['fs']) });
     expect(agent.registry.list().map((r) => r.tool.name)).toEqual(['ShownTool']);
@@ -167,7 +167,7 @@ describe('App and Agent scopes', () => {
     const app = createApp({ features: [] });
     const agent = app.createAgent({ cwd: dir.path });
     expect(agent.registry.list()).toEqual([]);
-    const late = countingTool('LateTool');
+    const late = testTool('LateTool');
     const feature = counterFeature();
     feature.contributeTool(late);
     app.addFeature(feature);

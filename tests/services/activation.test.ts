@@ -1,4 +1,3 @@
-import { createApp } from '../../src/scopes/appScope';
 import { Feature } from '../../src/di/feature';
 import { createServiceId } from '../../src/di/serviceId';
 import { IConfigService } from '../../src/services/config/config';
@@ -8,10 +7,10 @@ import { IAgentToolRegistryService, type ToolNameConflict } from '../../src/serv
 import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
 import type { AgentTool } from '../../src/di/toolContribution';
 import { IAgentToolPolicyService } from '../../src/services/toolPolicy/toolPolicy';
-import { constructionCount, countingTool } from '../helpers/fakeTools';
-import { useTempDir } from '../helpers/tempDir';
+import { useAgent } from '../helpers/agentHarness';
+import { constructionCount, testTool } from '../helpers/testTools';
 
-const dir = useTempDir();
+const fx = useAgent();
 
 function names(agent: { registry: { list(): readonly { tool: { name: string } }[] } }): string[] {
   return agent.registry.list().map((r) => r.tool.name);
@@ -19,17 +18,17 @@ function names(agent: { registry: { list(): readonly { tool: { name: string } }[
 
 function toolsFeature(...toolNames: string[]): Feature {
   const feature = new Feature('tools');
-  for (const name of toolNames) feature.contributeTool(countingTool(name));
+  for (const name of toolNames) feature.contributeTool(testTool(name));
   return feature;
 }
 
 describe('AgentToolActivationService', () => {
   test('the profile allowlist and disallowedTools decide, and a profile switch adds and removes tools', async () => {
-    const app = createApp({
+    const { agent } = fx.open({
       features: [toolsFeature('Alpha', 'Beta', 'Gamma')],
       config: { profiles: { narrow: { tools: ['Alpha', 'Beta'], disallowedTools: ['Beta'] } } },
+      profile: 'narrow',
     });
-    const agent = app.createAgent({ cwd: dir.path, profile: 'narrow' });
     expect(names(agent)).toEqual(['Alpha']);
     expect(agent.activation.status()).toEqual([
       { name: 'Alpha', state: 'active' },
@@ -40,12 +39,10 @@ describe('AgentToolActivationService', () => {
     expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
     agent.get(IAgentProfileService).set({ disallowedTools: ['Alpha'] });
     expect(names(agent)).toEqual(['Beta', 'Gamma']);
-    await app.dispose();
   });
 
   test('config tools.enabled / tools.disabled changes recompute the active set', async () => {
-    const app = createApp({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')] });
-    const agent = app.createAgent({ cwd: dir.path });
+    const { app, agent } = fx.open({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')] });
     const config = app.get(IConfigService);
     config.update({ tools: { enabled: ['Alpha', 'Gamma'] } });
     expect(names(agent)).toEqual(['Alpha', 'Gamma']);
@@ -53,21 +50,17 @@ describe('AgentToolActivationService', () => {
     expect(names(agent)).toEqual(['Beta', 'Gamma']);
     config.update({ tools: {} });
     expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
-    await app.dispose();
   });
 
   test('a named profile follows config changes to its definition', async () => {
-    const app = createApp({ features: [toolsFeature('Alpha', 'Beta')], config: { profile: 'p', profiles: { p: { tools: ['Alpha'] } } } });
-    const agent = app.createAgent({ cwd: dir.path });
+    const { app, agent } = fx.open({ features: [toolsFeature('Alpha', 'Beta')], config: { profile: 'p', profiles: { p: { tools: ['Alpha'] } } } });
     expect(names(agent)).toEqual(['Alpha']);
     app.get(IConfigService).update({ profiles: { p: { tools: ['Beta'] } } });
     expect(names(agent)).toEqual(['Beta']);
-    await app.dispose();
   });
 
   test('workspace and session disables are vetoes', async () => {
-    const app = createApp({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')] });
-    const agent = app.createAgent({ cwd: dir.path, disabledTools: ['Gamma'] });
+    const { agent } = fx.open({ features: [toolsFeature('Alpha', 'Beta', 'Gamma')], disabledTools: ['Gamma'] });
     expect(names(agent)).toEqual(['Alpha', 'Beta']);
     agent.get(IAgentToolPolicyService).setSessionDisabledTools(['Alpha']);
     expect(names(agent)).toEqual(['Beta']);
@@ -75,20 +68,19 @@ describe('AgentToolActivationService', () => {
     agent.get(IAgentWorkspaceService).setDisabledTools([]);
     agent.get(IAgentToolPolicyService).setSessionDisabledTools([]);
     expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
-    await app.dispose();
   });
 
   test('when(accessor) is evaluated before construction, with an accessor valid only during the call', async () => {
     let allow = false;
     let kept: { get: (id: symbol) => unknown } | undefined;
-    const gated = countingTool('Gated', {
+    const gated = testTool('Gated', {
+      countConstructions: true,
       when: (accessor) => {
         kept = accessor as never;
-        return allow && accessor.get(IAgentWorkspaceService).cwd === dir.path;
+        return allow && accessor.get(IAgentWorkspaceService).cwd === fx.dir;
       },
     });
-    const app = createApp({ features: [new Feature('g').contributeTool(gated)] });
-    const agent = app.createAgent({ cwd: dir.path });
+    const { agent } = fx.open({ features: [new Feature('g').contributeTool(gated)] });
     expect(names(agent)).toEqual([]);
     expect(constructionCount('Gated')).toBe(0);
     allow = true;
@@ -98,15 +90,13 @@ describe('AgentToolActivationService', () => {
     allow = false;
     agent.activation.recompute();
     expect(names(agent)).toEqual([]);
-    await app.dispose();
   });
 
   test('a tool whose constructor throws is reported and skipped; the others activate', async () => {
     const failures: string[] = [];
-    const broken = countingTool('Broken', { when: () => true });
-    const app = createApp({ features: [new Feature('b').contributeTool(broken).contributeTool(countingTool('Fine'))] });
-    const agent = app.createAgent({
-      cwd: dir.path,
+    const broken = testTool('Broken', { when: () => true });
+    const { agent } = fx.open({
+      features: [new Feature('b').contributeTool(broken).contributeTool(testTool('Fine'))],
       overrides: (c) => {
         c.rebind(broken.id).toDynamicValue(() => {
           throw new Error('no disk');
@@ -118,14 +108,12 @@ describe('AgentToolActivationService', () => {
     expect(names(agent)).toEqual(['Fine']);
     expect(agent.activation.status()[0]).toMatchObject({ name: 'Broken', state: 'failed' });
     expect(failures[0]).toMatch(/^Broken: construction failed: .*no disk/);
-    await app.dispose();
   });
 });
 
 describe('AgentToolRegistryService', () => {
   test('a taken name is refused and reported, never replaced; the owner can release it', async () => {
-    const app = createApp({ features: [toolsFeature('Alpha')] });
-    const agent = app.createAgent({ cwd: dir.path });
+    const { agent } = fx.open({ features: [toolsFeature('Alpha')] });
     const registry = agent.get(IAgentToolRegistryService);
     const builtin = registry.get('Alpha')!.tool;
     const conflicts: ToolNameConflict[] = [];
@@ -135,12 +123,10 @@ describe('AgentToolRegistryService', () => {
     expect(result.ok).toBe(false);
     expect(conflicts).toEqual([{ name: 'Alpha', existing: { source: 'builtin', owner: 'builtin:test' }, refused: { source: 'user', owner: 'user' } }]);
     expect(registry.get('Alpha')!.tool).toBe(builtin);
-    await app.dispose();
   });
 
   test('a builtin that lost its name to another source activates once the name is released', async () => {
-    const app = createApp({ features: [toolsFeature('Alpha')], config: { tools: { disabled: ['Alpha'] } } });
-    const agent = app.createAgent({ cwd: dir.path });
+    const { app, agent } = fx.open({ features: [toolsFeature('Alpha')], config: { tools: { disabled: ['Alpha'] } } });
     const registry = agent.get(IAgentToolRegistryService);
     const userTool = { name: 'Alpha', description: 'user tool', parameters: {}, resolveExecution: () => ({ approvalRule: 'Alpha', execute: async () => ({ output: '' }) }) } as AgentTool;
     const held = registry.register(userTool, { source: 'user' });
@@ -149,28 +135,23 @@ describe('AgentToolRegistryService', () => {
     expect(registry.get('Alpha')!.source).toBe('user');
     if (held.ok) held.registration.dispose();
     expect(registry.get('Alpha')!.source).toBe('builtin');
-    await app.dispose();
   });
 
   test('list() is sorted by name and carries source and disclosure', async () => {
-    const feature = new Feature('x').contributeTool(countingTool('Zeta')).contributeTool(countingTool('Beta', { disclosure: 'deferred' }));
-    const app = createApp({ features: [feature] });
-    const agent = app.createAgent({ cwd: dir.path });
+    const feature = new Feature('x').contributeTool(testTool('Zeta')).contributeTool(testTool('Beta', { disclosure: 'deferred' }));
+    const { agent } = fx.open({ features: [feature] });
     expect(agent.registry.list().map((r) => [r.tool.name, r.source, r.disclosure])).toEqual([
       ['Beta', 'builtin', 'deferred'],
       ['Zeta', 'builtin', 'inline'],
     ]);
-    await app.dispose();
   });
 
   test('two contributions with one name: the second is refused and reported', async () => {
-    const first = countingTool('Same');
-    const second = countingTool('Same');
-    const app = createApp({ features: [new Feature('a').contributeTool(first), new Feature('b').contributeTool(second)] });
-    const agent = app.createAgent({ cwd: dir.path });
+    const first = testTool('Same');
+    const second = testTool('Same');
+    const { app, agent } = fx.open({ features: [new Feature('a').contributeTool(first), new Feature('b').contributeTool(second)] });
     expect(names(agent)).toEqual(['Same']);
     expect(app.get(IBuiltinToolAssemblyService).duplicates.map((d) => [d.name, d.kept === first, d.refused === second])).toEqual([['Same', true, true]]);
-    await app.dispose();
   });
 });
 

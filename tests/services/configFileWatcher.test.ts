@@ -3,12 +3,10 @@ import * as nodePath from 'node:path';
 import { createApp } from '../../src/scopes/appScope';
 import type { IConfigService } from '../../src/services/config/config';
 import { watchConfigFile } from '../../src/services/config/configFileWatcher';
-import { readConfigFor } from '../../src/services/config/configLoader';
-import { readConfig } from '../../src/tools/os/osConfig';
-import { createOsToolsFeature } from '../../src/tools/os/osFeature';
+import { loadConfigFor } from '../../src/services/config/configLoader';
 import type { IDisposable } from '../../src/base/lifecycle';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
-import { waitFor } from '../helpers/testTools';
+import { waitFor } from '../helpers/async';
 
 const tmp = useTempDir('toolhost-watch-');
 let watcher: IDisposable | undefined;
@@ -18,8 +16,8 @@ afterEach(() => {
 });
 
 function start(explicitFile?: string): { config: IConfigService; logs: string[] } {
-  const { input } = readConfigFor(tmp.path, explicitFile);
-  const config = createApp({ features: [createOsToolsFeature()], config: input as never }).config;
+  const { config: initial } = loadConfigFor(tmp.path, explicitFile);
+  const config = createApp({ features: [], config: initial }).config;
   const logs: string[] = [];
   watcher = watchConfigFile({ cwd: tmp.path, explicitFile, config, log: (m) => logs.push(m), debounceMs: 20 });
   return { config, logs };
@@ -32,14 +30,14 @@ describe('watchConfigFile', () => {
     writeFiles(tmp.path, { 'toolhost.json': JSON.stringify({ tools: { disabled: ['Read'] } }) });
     const { config, logs } = start();
     fs.writeFileSync(file(), JSON.stringify({ tools: { disabled: ['Write'] } }));
-    await waitFor(() => config.config.tools.disabled[0] === 'Write', 10_000, 'the reload');
+    await waitFor(() => config.config.tools.disabled[0] === 'Write', { what: 'the reload', timeoutMs: 10_000 });
     expect(logs).toEqual([`reloaded ${file()}`]);
   });
 
   test('a toolhost.json created after the start is picked up', async () => {
     const { config } = start();
     writeFiles(tmp.path, { 'toolhost.json': JSON.stringify({ read: { maxLines: 10 } }) });
-    await waitFor(() => config.section(readConfig).maxLines === 10, 10_000, 'the reload');
+    await waitFor(() => config.config.read.maxLines === 10, { what: 'the reload', timeoutMs: 10_000 });
   });
 
   test('an editor that saves by renaming a new file into place is seen', async () => {
@@ -47,20 +45,20 @@ describe('watchConfigFile', () => {
     const { config } = start();
     writeFiles(tmp.path, { 'toolhost.json.tmp': JSON.stringify({ approval: { allow: ['Read'] } }) });
     fs.renameSync(nodePath.join(tmp.path, 'toolhost.json.tmp'), file());
-    await waitFor(() => config.config.approval.allow.length === 1, 10_000, 'the reload');
+    await waitFor(() => config.config.approval.allow.length === 1, { what: 'the reload', timeoutMs: 10_000 });
   });
 
   test('an invalid edit is reported and the last valid configuration stays', async () => {
     writeFiles(tmp.path, { 'toolhost.json': JSON.stringify({ tools: { disabled: ['Read'] } }) });
     const { config, logs } = start();
     fs.writeFileSync(file(), JSON.stringify({ tools: { disabled: 'Write' } }));
-    await waitFor(() => logs.length === 1, 10_000, 'the report');
+    await waitFor(() => logs.length === 1, { what: 'the report', timeoutMs: 10_000 });
     expect(logs[0]).toBe(
       `Invalid configuration in ${file()}:\n  - tools.disabled: expected array, received string\nThe change was ignored; the last valid configuration stays in effect.`,
     );
     expect(config.config.tools.disabled).toEqual(['Read']);
     fs.writeFileSync(file(), '{"tools": ');
-    await waitFor(() => logs.length === 2, 10_000, 'the second report');
+    await waitFor(() => logs.length === 2, { what: 'the second report', timeoutMs: 10_000 });
     expect(logs[1]).toMatch(/^Invalid configuration in .*toolhost\.json:\n {2}- \(root\): not valid JSON: /);
     expect(config.config.tools.disabled).toEqual(['Read']);
   });
@@ -69,7 +67,7 @@ describe('watchConfigFile', () => {
     writeFiles(tmp.path, { 'toolhost.json': JSON.stringify({ tools: { disabled: ['Read'] } }) });
     const { config, logs } = start();
     fs.rmSync(file());
-    await waitFor(() => config.config.tools.disabled.length === 0, 10_000, 'the defaults');
+    await waitFor(() => config.config.tools.disabled.length === 0, { what: 'the defaults', timeoutMs: 10_000 });
     expect(logs).toEqual([`${file()} was removed; using the default configuration`]);
   });
 
@@ -80,7 +78,7 @@ describe('watchConfigFile', () => {
     // toolhost.json in the working directory is not the file in use.
     fs.writeFileSync(file(), JSON.stringify({ tools: { disabled: ['Edit'] } }));
     fs.rmSync(explicit);
-    await waitFor(() => logs.length === 1, 10_000, 'the report');
+    await waitFor(() => logs.length === 1, { what: 'the report', timeoutMs: 10_000 });
     expect(logs).toEqual([`${explicit} was removed; keeping the current configuration`]);
     expect(config.config.tools.disabled).toEqual(['Read']);
   });
@@ -94,7 +92,7 @@ describe('watchConfigFile', () => {
     const seen: string[] = [];
     const probe = fs.watch(tmp.path, () => seen.push('event'));
     fs.writeFileSync(file(), JSON.stringify({ tools: { disabled: ['Edit'] } }));
-    await waitFor(() => seen.length > 0, 10_000, 'the probe event');
+    await waitFor(() => seen.length > 0, { what: 'the probe event', timeoutMs: 10_000 });
     probe.close();
     expect(config.config.tools.disabled).toEqual([]);
     expect(logs).toEqual([]);

@@ -1,38 +1,33 @@
-import { createApp, type App } from '../../src/scopes/appScope';
-import type { Agent } from '../../src/scopes/agentScope';
 import { IAgentModelService } from '../../src/services/model/model';
 import { IAgentToolSelectService } from '../../src/services/toolSelect/toolSelect';
 import { IAgentUserToolService } from '../../src/services/userTools/userTools';
-import { builtinFeatures } from '../../src/scopes/builtinFeatures';
-import { FakeHost } from '../helpers/hostInteractions';
-import { useTempDir } from '../helpers/tempDir';
+import { useAgent } from '../helpers/agentHarness';
+import { approve, FakeHost } from '../helpers/fakeHost';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
-import type { AppConfigInput } from '../../src/scopes/appScope';
+import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
 
-const dir = useTempDir();
-let app: App;
-let agent: Agent;
-afterEach(() => app?.dispose());
+const fx = useAgent({ builtins: true });
 
 const FLAG = { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' };
 const CAPABLE = ['dynamically_loaded_tools'];
 
-function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: AppConfigInput } = {}): void {
-  app = createApp({ features: builtinFeatures(), env: options.env ?? {}, config: options.config });
-  agent = app.createAgent({
-    cwd: dir.path,
+/** Opens an agent whose host runs three user tools: alpha and beta deferred, gamma inline. */
+function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: ToolhostConfigInput } = {}): void {
+  fx.open({
+    env: options.env ?? {},
+    config: options.config,
     modelCapabilities: options.capabilities ?? [],
-    overrides: (c) => c.rebind(ISessionInteractionService).toConstantValue(new FakeHost((r) => ({ output: `${r.name} ran` }))),
+    interactions: new FakeHost({ user_tool: (r) => ({ output: `${r.name} ran` }), approval: approve }),
   });
-  const tools = agent.get(IAgentUserToolService);
+  const tools = fx.agent.get(IAgentUserToolService);
   for (const name of ['alpha', 'beta']) tools.register({ name, description: `The ${name} tool.`, disclosure: 'deferred' });
   tools.register({ name: 'gamma', description: 'An inline host tool.' });
 }
 
-const select = () => agent.get(IAgentToolSelectService);
-const listed = () => agent.modelTools().map((t) => t.name);
+const select = () => fx.agent.get(IAgentToolSelectService);
+const listed = () => fx.agent.modelTools().map((t) => t.name);
 async function call(name: string, args: unknown = {}) {
-  const [result] = await agent.executor.execute([{ id: `call-${name}`, name, arguments: args as Record<string, unknown> }]);
+  const [result] = await fx.agent.executor.execute([{ id: `call-${name}`, name, arguments: args as Record<string, unknown> }]);
   return result!;
 }
 
@@ -47,7 +42,7 @@ describe('deferred loading is off unless both the flag and the model capability 
     expect(select().enabled).toBe(false);
     expect(listed()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']));
     expect(listed()).not.toContain('select_tools');
-    expect(agent.registry.has('select_tools')).toBe(false);
+    expect(fx.agent.registry.has('select_tools')).toBe(false);
     expect(select().takeAnnouncement()).toBeUndefined();
     expect((await call('alpha')).output).toBe('alpha ran');
   });
@@ -70,8 +65,8 @@ describe('deferred loading on', () => {
         'Use the select_tools tool with exact names to load full tool definitions before calling them. Names listed as removed are no longer loadable — do not select them.',
     );
     expect(select().takeAnnouncement()).toBeUndefined();
-    agent.get(IAgentUserToolService).unregister('beta');
-    agent.get(IAgentUserToolService).register({ name: 'delta', description: 'Another.', disclosure: 'deferred' });
+    fx.agent.get(IAgentUserToolService).unregister('beta');
+    fx.agent.get(IAgentUserToolService).register({ name: 'delta', description: 'Another.', disclosure: 'deferred' });
     expect(select().takeAnnouncement()).toBe(
       '<tools_added>\ndelta\n</tools_added>\n\n<tools_removed>\nbeta\n</tools_removed>\n\n' +
         'Use the select_tools tool with exact names to load full tool definitions before calling them. Names listed as removed are no longer loadable — do not select them.',
@@ -105,13 +100,13 @@ describe('deferred loading on', () => {
   });
 
   test('it never asks for approval', async () => {
-    const host = agent.get(ISessionInteractionService) as FakeHost;
+    const host = fx.agent.get(ISessionInteractionService) as FakeHost;
     await call('select_tools', { names: ['alpha'] });
     expect(host.requests.filter((r) => r.kind === 'approval')).toEqual([]);
   });
 
   test('a deferred tool the policy disables is neither loadable nor listed', async () => {
-    await app.dispose();
+    await fx.app.dispose();
     open({ env: FLAG, capabilities: CAPABLE, config: { tools: { disabled: ['beta'] } } });
     expect(select().loadableTools()).toEqual(['alpha']);
     expect((await call('select_tools', { names: ['beta'] })).output).toBe('Unknown tool: beta. Pick from the latest announced tools list.');
@@ -123,12 +118,12 @@ describe('the gate follows the model', () => {
     open({ env: FLAG, capabilities: [] });
     const changes: boolean[] = [];
     select().onDidChangeEnabled((on) => changes.push(on));
-    expect(agent.registry.has('select_tools')).toBe(false);
-    agent.get(IAgentModelService).setCapabilities(CAPABLE);
-    expect(agent.registry.has('select_tools')).toBe(true);
+    expect(fx.agent.registry.has('select_tools')).toBe(false);
+    fx.agent.get(IAgentModelService).setCapabilities(CAPABLE);
+    expect(fx.agent.registry.has('select_tools')).toBe(true);
     expect(listed()).not.toContain('alpha');
-    agent.get(IAgentModelService).setCapabilities(['image_in']);
-    expect(agent.registry.has('select_tools')).toBe(false);
+    fx.agent.get(IAgentModelService).setCapabilities(['image_in']);
+    expect(fx.agent.registry.has('select_tools')).toBe(false);
     expect(listed()).toContain('alpha');
     expect(changes).toEqual([true, false]);
   });
@@ -137,7 +132,7 @@ describe('the gate follows the model', () => {
 describe('select_tools eligibility is one rule, exempt from allowlists', () => {
   test('a profile allowlist without select_tools still has it: activated, listed and callable', async () => {
     open({ env: FLAG, capabilities: CAPABLE, config: { profiles: { narrow: { tools: ['Read', 'alpha'] } }, profile: 'narrow' } });
-    expect(agent.registry.has('select_tools')).toBe(true);
+    expect(fx.agent.registry.has('select_tools')).toBe(true);
     expect(listed()).toEqual(['Read', 'select_tools']);
     expect((await call('select_tools', { names: ['alpha'] })).output).toBe('Loaded: alpha');
     expect(listed()).toEqual(['Read', 'alpha', 'select_tools']);
@@ -150,7 +145,7 @@ describe('select_tools eligibility is one rule, exempt from allowlists', () => {
 
   test('a denylist does remove it, everywhere', async () => {
     open({ env: FLAG, capabilities: CAPABLE, config: { profiles: { p: { disallowedTools: ['select_tools'] } }, profile: 'p' } });
-    expect(agent.registry.has('select_tools')).toBe(false);
+    expect(fx.agent.registry.has('select_tools')).toBe(false);
     expect(listed()).not.toContain('select_tools');
     expect((await call('select_tools', { names: ['alpha'] })).output).toBe('Tool "select_tools" not found');
   });

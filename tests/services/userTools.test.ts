@@ -2,13 +2,10 @@ import { IConfigService } from '../../src/services/config/config';
 import { IAgentToolRegistryService, type ToolNameConflict } from '../../src/services/toolRegistry/toolRegistry';
 import { IAgentUserToolService, UserToolError } from '../../src/services/userTools/userTools';
 import type { AgentTool } from '../../src/di/toolContribution';
-import { FakeHost } from '../helpers/hostInteractions';
-import { useTempDir } from '../helpers/tempDir';
-import { type Harness, openHarness } from './executor/harness';
+import { approve, FakeHost } from '../helpers/fakeHost';
+import { useAgent } from '../helpers/agentHarness';
 
-const dir = useTempDir();
-let h: Harness;
-afterEach(() => h?.dispose());
+const fx = useAgent();
 
 const DEPLOY = {
   name: 'deploy',
@@ -17,52 +14,53 @@ const DEPLOY = {
 };
 
 function userTools() {
-  return h.agent.get(IAgentUserToolService);
+  return fx.agent.get(IAgentUserToolService);
 }
 
 describe('user tools', () => {
   test('a call goes to the host as a user_tool request and its answer is the result, without an approval prompt', async () => {
-    const host = new FakeHost((request) => ({ output: `deployed to ${(request.args as { env: string }).env}` }));
-    h = openHarness({ cwd: dir.path, builtins: true, interactions: host });
+    const host = new FakeHost({ user_tool: (request) => ({ output: `deployed to ${(request.args as { env: string }).env}` }), approval: approve });
+    fx.open({ builtins: true, interactions: host });
     userTools().register(DEPLOY);
-    expect(h.agent.registry.get('deploy')).toMatchObject({ source: 'user', disclosure: 'inline', owner: 'user' });
-    expect(h.agent.modelTools().map((t) => t.name)).toContain('deploy');
-    const [result] = await h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: '{"env": "staging"}' }]);
+    expect(fx.agent.registry.get('deploy')).toMatchObject({ source: 'user', disclosure: 'inline', owner: 'user' });
+    expect(fx.agent.modelTools().map((t) => t.name)).toContain('deploy');
+    const [result] = await fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: '{"env": "staging"}' }]);
     expect(result).toMatchObject({ output: 'deployed to staging', isError: false, outcome: 'executed' });
     expect(host.requests).toEqual([{ kind: 'user_tool', toolCallId: 'c1', name: 'deploy', args: { env: 'staging' } }]);
   });
 
   test('its arguments are validated like any tool', async () => {
-    const host = new FakeHost(() => ({ output: 'never' }));
-    h = openHarness({ cwd: dir.path, interactions: host });
+    const host = new FakeHost({ user_tool: () => ({ output: 'never' }), approval: approve });
+    fx.open({ interactions: host });
     userTools().register(DEPLOY);
-    const [result] = await h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'moon' } }]);
+    const [result] = await fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'moon' } }]);
     expect(result!.output).toBe('Invalid args for tool "deploy": "env" must be one of "staging", "prod"');
     expect(host.requests).toEqual([]);
   });
 
   test('the host can answer with an error', async () => {
-    h = openHarness({ cwd: dir.path, interactions: new FakeHost(() => ({ output: 'quota exceeded', isError: true })) });
+    fx.open({ interactions: new FakeHost({ user_tool: () => ({ output: 'quota exceeded', isError: true }), approval: approve }) });
     userTools().register(DEPLOY);
-    const [result] = await h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
+    const [result] = await fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
     expect(result).toMatchObject({ output: 'quota exceeded', isError: true, outcome: 'executed' });
   });
 
   test('an abort cancels the pending host request and the call ends aborted', async () => {
     let hostSawAbort = false;
-    const host = new FakeHost(
-      (_request, signal) =>
+    const host = new FakeHost({
+      user_tool: (_request, signal) =>
         new Promise((_resolve, reject) => {
           signal.addEventListener('abort', () => {
             hostSawAbort = true;
             reject(new Error('cancelled by host'));
           });
         }),
-    );
-    h = openHarness({ cwd: dir.path, interactions: host });
+      approval: approve,
+    });
+    fx.open({ interactions: host });
     userTools().register(DEPLOY);
     const controller = new AbortController();
-    const pending = h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }], { signal: controller.signal });
+    const pending = fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }], { signal: controller.signal });
     for (let i = 0; i < 50 && host.requests.length === 0; i++) await new Promise((r) => setImmediate(r));
     controller.abort();
     const [result] = await pending;
@@ -71,24 +69,24 @@ describe('user tools', () => {
   });
 
   test('with no host, the call says so', async () => {
-    h = openHarness({ cwd: dir.path });
+    fx.open();
     userTools().register(DEPLOY);
-    const [result] = await h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
+    const [result] = await fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
     expect(result).toMatchObject({ output: 'Tool "deploy" is provided by the host, but no host is connected to run it.', isError: true });
   });
 
   test('requiresApproval asks before the host runs it', async () => {
-    const host = new FakeHost(() => ({ output: 'done' }), () => ({ decision: 'reject' }));
-    h = openHarness({ cwd: dir.path, interactions: host });
+    const host = new FakeHost({ user_tool: () => ({ output: 'done' }), approval: () => ({ decision: 'reject' }) });
+    fx.open({ interactions: host });
     userTools().register({ ...DEPLOY, requiresApproval: true });
-    const [result] = await h.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
+    const [result] = await fx.agent.executor.execute([{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }]);
     expect(result!.outcome).toBe('denied');
     expect(host.requests.map((r) => r.kind)).toEqual(['approval']);
   });
 
   test('a user tool cannot take a builtin name, even when the builtin is not active; the conflict is reported', async () => {
-    h = openHarness({ cwd: dir.path, builtins: true, config: { tools: { disabled: ['Write'] } } });
-    const read = h.agent.registry.get('Read')!.tool;
+    fx.open({ builtins: true, config: { tools: { disabled: ['Write'] } } });
+    const read = fx.agent.registry.get('Read')!.tool;
     for (const name of ['Read', 'Write']) {
       let error: unknown;
       try {
@@ -100,16 +98,16 @@ describe('user tools', () => {
       expect((error as UserToolError).message).toBe(`Cannot register user tool "${name}": the name belongs to the builtin tool "${name}". Choose another name.`);
       expect((error as UserToolError).conflict).toEqual({ name, existing: { source: 'builtin', owner: 'builtin:os' }, refused: { source: 'user', owner: 'user' } });
     }
-    expect(h.agent.registry.get('Read')!.tool).toBe(read);
-    expect(h.agent.registry.has('Write')).toBe(false);
+    expect(fx.agent.registry.get('Read')!.tool).toBe(read);
+    expect(fx.agent.registry.has('Write')).toBe(false);
     // Enabling Write later still gives the builtin.
-    h.app.get(IConfigService).update({ tools: {} });
-    expect(h.agent.registry.get('Write')!.source).toBe('builtin');
+    fx.app.get(IConfigService).update({ tools: {} });
+    expect(fx.agent.registry.get('Write')!.source).toBe('builtin');
   });
 
   test('a name another source holds is refused with the conflict', async () => {
-    h = openHarness({ cwd: dir.path });
-    const registry = h.agent.get(IAgentToolRegistryService);
+    fx.open();
+    const registry = fx.agent.get(IAgentToolRegistryService);
     const conflicts: ToolNameConflict[] = [];
     registry.onDidConflict((c) => conflicts.push(c));
     registry.register({ name: 'deploy', description: 'x', parameters: { type: 'object' }, resolveExecution: () => ({ output: '', isError: true }) } as AgentTool, { source: 'mcp', owner: 'mcp:ops' });
@@ -124,29 +122,29 @@ describe('user tools', () => {
     [{ name: 'ok', description: 'd', parameters: { type: 'string' } }, 'User tool "ok" parameters must be a JSON Schema with "type": "object".'],
     [{ name: 'ok', description: 'd', parameters: { type: 'object', properties: { a: { type: 'nonsense' } } } }, 'User tool "ok": its input schema is invalid'],
   ])('bad registrations are refused: %j', (registration, message) => {
-    h = openHarness({ cwd: dir.path });
+    fx.open();
     expect(() => userTools().register(registration as never)).toThrow(message);
-    expect(h.agent.registry.list()).toEqual([]);
+    expect(fx.agent.registry.list()).toEqual([]);
   });
 
   test('re-registering replaces the host\'s own tool; unregister removes it', async () => {
-    h = openHarness({ cwd: dir.path, interactions: new FakeHost(() => ({ output: 'ok' })) });
+    fx.open({ interactions: new FakeHost({ user_tool: () => ({ output: 'ok' }), approval: approve }) });
     userTools().register(DEPLOY);
     userTools().register({ ...DEPLOY, description: 'Deploys, version 2.' });
-    expect(h.agent.registry.get('deploy')!.tool.description).toBe('Deploys, version 2.');
+    expect(fx.agent.registry.get('deploy')!.tool.description).toBe('Deploys, version 2.');
     expect(userTools().names).toEqual(['deploy']);
     expect(userTools().unregister('deploy')).toBe(true);
     expect(userTools().unregister('deploy')).toBe(false);
-    expect(h.agent.registry.has('deploy')).toBe(false);
-    const [result] = await h.agent.executor.execute([{ id: 'c', name: 'deploy', arguments: { env: 'prod' } }]);
+    expect(fx.agent.registry.has('deploy')).toBe(false);
+    const [result] = await fx.agent.executor.execute([{ id: 'c', name: 'deploy', arguments: { env: 'prod' } }]);
     expect(result!.output).toBe('Tool "deploy" not found');
   });
 
   test('the tool policy applies: a disabled user tool is not listed and its calls are refused', async () => {
-    h = openHarness({ cwd: dir.path, interactions: new FakeHost(() => ({ output: 'ok' })), config: { tools: { disabled: ['deploy'] } } });
+    fx.open({ interactions: new FakeHost({ user_tool: () => ({ output: 'ok' }), approval: approve }), config: { tools: { disabled: ['deploy'] } } });
     userTools().register(DEPLOY);
-    expect(h.agent.modelTools().map((t) => t.name)).toEqual([]);
-    const [result] = await h.agent.executor.execute([{ id: 'c', name: 'deploy', arguments: { env: 'prod' } }]);
+    expect(fx.agent.modelTools().map((t) => t.name)).toEqual([]);
+    const [result] = await fx.agent.executor.execute([{ id: 'c', name: 'deploy', arguments: { env: 'prod' } }]);
     expect(result!.output).toBe('Tool "deploy" is disabled by the active tool policy');
   });
 });

@@ -1,6 +1,4 @@
-import { createApp } from '../../src/scopes/appScope';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
-import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import {
   PROVIDER_TOOL_NAME_PATTERN,
   providerToolListProblems,
@@ -8,9 +6,9 @@ import {
   toOpenAiTools,
   type ModelToolSpec,
 } from '../../src/tool/modelToolFormats';
-import { useTempDir } from '../helpers/tempDir';
+import { useAgent } from '../helpers/agentHarness';
 
-const dir = useTempDir();
+const fx = useAgent();
 
 const spec: ModelToolSpec = {
   name: 'Read',
@@ -44,8 +42,7 @@ describe('provider formats', () => {
   });
 
   test('every builtin tool fits both APIs', async () => {
-    const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
-    const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
+    const { app, agent } = fx.open({ builtins: true, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
     expect(providerToolListProblems(tools)).toEqual([]);
@@ -58,6 +55,5 @@ describe('provider formats', () => {
       expect(tool.name).toMatch(PROVIDER_TOOL_NAME_PATTERN);
       expect(tool.input_schema).toMatchObject({ type: 'object' });
     }
-    await app.dispose();
   });
 });

@@ -5,10 +5,10 @@ import { evaluateApproval } from '../../../src/services/approval/approvalPolicy'
 import { ConfigError, parseConfig } from '../../../src/services/config/configLoader';
 import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
 import { literalRule, matchCommandRule, matchPathRule } from '../../../src/tool/ruleMatch';
-import { ScriptedInteractions } from '../../helpers/interactions';
+import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
-import { type Harness, openHarness } from './harness';
+import { type Harness, openHarness } from '../../helpers/agentHarness';
 
 const dir = useTempDir();
 let h: Harness;
@@ -62,7 +62,7 @@ describe('evaluateApproval()', () => {
 describe('approval in the executor', () => {
   test('a read inside the workspace runs without asking; a write asks with description and display', async () => {
     writeFiles(dir.path, { 'a.txt': 'a\n' });
-    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'approve' }) });
     h = openHarness({ cwd: dir.path, builtins: true, tools: [shellTool()], interactions });
     const results = await h.agent.executor.execute([
       { id: '1', name: 'Read', arguments: { path: 'a.txt' } },
@@ -84,7 +84,7 @@ describe('approval in the executor', () => {
 
   test('a read outside the workspace asks', async () => {
     const outside = nodePath.join(dir.path, '..', `outside-${process.pid}.txt`);
-    const interactions = new ScriptedInteractions(() => ({ decision: 'reject' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'reject' }) });
     h = openHarness({ cwd: dir.path, builtins: true, interactions });
     const [result] = await h.agent.executor.execute([{ id: '1', name: 'Read', arguments: { path: outside } }]);
     expect(interactions.approvals.map((r) => r.toolName)).toEqual(['Read']);
@@ -92,7 +92,7 @@ describe('approval in the executor', () => {
   });
 
   test('a rejection tells the model what happened and not to retry, with the feedback', async () => {
-    const interactions = new ScriptedInteractions(() => ({ decision: 'reject', feedback: 'use the staging cluster' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'reject', feedback: 'use the staging cluster' }) });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
     const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'deploy prod' } }]);
     expect(result).toMatchObject({
@@ -103,7 +103,7 @@ describe('approval in the executor', () => {
   });
 
   test('a deny rule refuses without asking', async () => {
-    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'approve' }) });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions, config: { approval: { deny: ['Shell(rm *)'] } } });
     const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'rm -rf build' } }]);
     expect(result).toMatchObject({
@@ -114,7 +114,7 @@ describe('approval in the executor', () => {
   });
 
   test('config allow rules run without asking; ask rules ask anyway', async () => {
-    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'approve' }) });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions, config: { approval: { allow: ['Shell(git *)'], ask: ['Shell(git push*)'] } } });
     await h.agent.executor.execute([
       { id: '1', name: 'Shell', arguments: { command: 'git checkout feature/x' } },
@@ -124,7 +124,7 @@ describe('approval in the executor', () => {
   });
 
   test('"approve for this session" stores the approval rule; the same call later runs without asking', async () => {
-    const interactions = new ScriptedInteractions(() => ({ decision: 'approve_session' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'approve_session' }) });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
     await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'npm test' } }]);
     expect(h.agent.get(IAgentToolApprovalService).sessionGrants).toEqual(['Shell(npm test)']);
@@ -149,12 +149,14 @@ describe('approval in the executor', () => {
   test('host requests go one at a time, in call order', async () => {
     let inFlight = 0;
     let maxInFlight = 0;
-    const interactions = new ScriptedInteractions(async () => {
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setImmediate(r));
-      inFlight--;
-      return { decision: 'approve' };
+    const interactions = new FakeHost({
+      approval: async () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return { decision: 'approve' };
+      },
     });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
     await h.agent.executor.execute(['a', 'b', 'c', 'd'].map((c, i) => ({ id: String(i), name: 'Shell', arguments: { command: c } })));
@@ -163,9 +165,11 @@ describe('approval in the executor', () => {
   });
 
   test('a host that fails is a denial for that call only', async () => {
-    const interactions = new ScriptedInteractions((request) => {
-      if (request.toolCallId === '1') throw new Error('socket closed');
-      return { decision: 'approve' };
+    const interactions = new FakeHost({
+      approval: (request) => {
+        if (request.toolCallId === '1') throw new Error('socket closed');
+        return { decision: 'approve' };
+      },
     });
     h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
     const results = await h.agent.executor.execute([

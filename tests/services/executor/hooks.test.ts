@@ -1,8 +1,9 @@
 import { ToolAccesses } from '../../../src/tool/accesses';
-import { ScriptedInteractions } from '../../helpers/interactions';
+import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir } from '../../helpers/tempDir';
-import { deferred, testTool } from '../../helpers/testTools';
-import { expectPairedEvents, type Harness, openHarness } from './harness';
+import { deferred } from '../../helpers/async';
+import { testTool } from '../../helpers/testTools';
+import { expectPairedEvents, type Harness, openHarness } from '../../helpers/agentHarness';
 
 const dir = useTempDir();
 let h: Harness;
@@ -166,7 +167,7 @@ describe('onDidExecuteTool', () => {
         testTool('Slow', { accesses: () => ToolAccesses.all(), execute: async () => ({ output: 'slow done' }) }),
         testTool('Waiter', { accesses: () => [ToolAccesses.readFile(`${dir.path}/x`)], execute: async () => (await gate.promise, { output: 'waited' }) }),
       ],
-      interactions: new ScriptedInteractions(() => ({ decision: 'approve' })),
+      interactions: new FakeHost({ approval: () => ({ decision: 'approve' }) }),
     });
     h.agent.executor.onDidExecuteTool((ctx) => {
       if (ctx.name === 'Echo') {

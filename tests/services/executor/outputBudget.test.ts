@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { ToolAccesses } from '../../../src/tool/accesses';
-import { ScriptedInteractions } from '../../helpers/interactions';
+import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
-import { type Harness, openHarness } from './harness';
+import { type Harness, openHarness } from '../../helpers/agentHarness';
 
 const dir = useTempDir();
 let h: Harness;
@@ -112,7 +112,7 @@ describe('the output budget', () => {
 
   test('Read opens the spilled file, without asking for approval', async () => {
     const text = bigText(90_000);
-    const interactions = new ScriptedInteractions(() => ({ decision: 'reject' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'reject' }) });
     h = openHarness({ cwd: dir.path, builtins: true, tools: [producer(text)], interactions });
     const [spilled] = await h.agent.executor.execute([{ id: 'c', name: 'Big', arguments: {} }]);
     const [read] = await h.agent.executor.execute([{ id: 'r', name: 'Read', arguments: { path: spilled!.outputPath, line_offset: -1 } }]);

@@ -4,10 +4,10 @@ import { IAgentToolRegistryService } from '../../../src/services/toolRegistry/to
 import type { AgentTool } from '../../../src/di/toolContribution';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import { PathSecurityError } from '../../../src/tool/pathAccess';
-import { ScriptedInteractions } from '../../helpers/interactions';
+import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
-import { expectPairedEvents, type Harness, openHarness } from './harness';
+import { expectPairedEvents, type Harness, openHarness } from '../../helpers/agentHarness';
 
 const dir = useTempDir();
 let h: Harness;
@@ -111,7 +111,7 @@ describe('the messages the model sees', () => {
   });
 
   test('a path refused for security is never sent for approval', async () => {
-    const interactions = new ScriptedInteractions(() => ({ decision: 'approve' }));
+    const interactions = new FakeHost({ approval: () => ({ decision: 'approve' }) });
     await h.dispose();
     h = openHarness({ cwd: dir.path, builtins: true, interactions });
     writeFiles(dir.path, { '.env': 'X=1' });

@@ -1,10 +1,11 @@
 import * as nodePath from 'node:path';
 import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
 import { ToolScheduler } from '../../../src/services/executor/toolScheduler';
-import { ScriptedInteractions } from '../../helpers/interactions';
+import { approveAll, FakeHost } from '../../helpers/fakeHost';
 import { useTempDir } from '../../helpers/tempDir';
-import { deferred, testTool } from '../../helpers/testTools';
-import { expectPairedEvents, type Harness, openHarness } from './harness';
+import { deferred } from '../../helpers/async';
+import { testTool } from '../../helpers/testTools';
+import { expectPairedEvents, type Harness, openHarness } from '../../helpers/agentHarness';
 
 const dir = useTempDir();
 let h: Harness;
@@ -29,8 +30,6 @@ function loggingTools(log: string[], holds: Map<string, Promise<void>> = new Map
     testTool<Op>('X', { accesses: () => ToolAccesses.all(), execute: run('X') }),
   ];
 }
-
-const approveAll = () => new ScriptedInteractions(() => ({ decision: 'approve' }));
 
 describe('scheduling by accesses', () => {
   test('independent calls run concurrently: each waits for all the others to start', async () => {
@@ -114,9 +113,11 @@ describe('scheduling by accesses', () => {
   test('an approved, conflict-free call starts while a later call still waits for approval', async () => {
     const log: string[] = [];
     const approvalFor2 = deferred<void>();
-    const interactions = new ScriptedInteractions(async (request) => {
-      if (request.toolCallId === '2') await approvalFor2.promise;
-      return { decision: 'approve' };
+    const interactions = new FakeHost({
+      approval: async (request) => {
+        if (request.toolCallId === '2') await approvalFor2.promise;
+        return { decision: 'approve' };
+      },
     });
     h = openHarness({ cwd: dir.path, tools: loggingTools(log), interactions });
     const pending = h.agent.executor.execute([
@@ -202,15 +203,15 @@ describe('abort', () => {
   test('an abort while waiting for approval cancels the request', async () => {
     const controller = new AbortController();
     let sawAbort = false;
-    const interactions = new ScriptedInteractions(
-      (_request, signal) =>
+    const interactions = new FakeHost({
+      approval: (_request, signal) =>
         new Promise((_resolve, reject) => {
           signal.addEventListener('abort', () => {
             sawAbort = true;
             reject(new Error('cancelled'));
           });
         }),
-    );
+    });
     h = openHarness({ cwd: dir.path, interactions, tools: [testTool('T', { accesses: () => ToolAccesses.all() })] });
     const pending = h.agent.executor.execute([{ id: '1', name: 'T', arguments: {} }], { signal: controller.signal });
     for (let i = 0; i < 20 && interactions.requests.length === 0; i++) await new Promise((r) => setImmediate(r));

@@ -1,35 +1,23 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
 import { IConfigService } from '../../../src/services/config/config';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { callTool, text } from '../../helpers/agentHarness';
-import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
+import { writeFiles } from '../../helpers/tempDir';
 
-const dir = useTempDir();
-let app: App;
-let agent: Agent;
+const fx = useAgent({ builtins: true });
 
-function open(config: AppConfigInput = {}): void {
-  app = createApp({ features: builtinFeatures(), config });
-  agent = app.createAgent({ cwd: dir.path });
-}
-afterEach(() => app?.dispose());
-
-const at = (rel: string) => nodePath.join(dir.path, rel);
+const at = (rel: string) => nodePath.join(fx.dir, rel);
 const bytesOf = (rel: string) => fs.readFileSync(at(rel));
-const listing = () => (fs.readdirSync(dir.path, { recursive: true }) as string[]).sort();
+const listing = () => (fs.readdirSync(fx.dir, { recursive: true }) as string[]).sort();
 
 /** Writes the files and reads each with Read, as an agent would before editing. */
 async function given(files: Record<string, string | Buffer>): Promise<void> {
-  writeFiles(dir.path, files);
-  for (const rel of Object.keys(files)) await callTool(agent, 'Read', { path: rel });
+  writeFiles(fx.dir, files);
+  for (const rel of Object.keys(files)) await callTool(fx.agent, 'Read', { path: rel });
 }
 
 async function edit(input: Record<string, unknown>): Promise<{ output: string; isError: boolean }> {
-  const result = await callTool(agent, 'Edit', input);
+  const result = await callTool(fx.agent, 'Edit', input);
   return { output: text(result), isError: result.isError === true };
 }
 
@@ -44,7 +32,7 @@ const GREET = [
 ].join('\n');
 
 describe('Edit replaces exact text', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('one occurrence', async () => {
     await given({ 'g.js': GREET });
@@ -137,7 +125,7 @@ describe('Edit replaces exact text', () => {
 });
 
 describe('Edit keeps line endings', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('a CRLF file: LF in old_string and new_string becomes CRLF, with no doubled CR', async () => {
     await given({ 'w.txt': 'one\r\ntwo\r\nthree\r\n' });
@@ -174,10 +162,10 @@ describe('Edit keeps line endings', () => {
 });
 
 describe('Edit refusals say what to do', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('identical strings are refused before any I/O', async () => {
-    const execution = await agent.registry.get('Edit')!.tool.resolveExecution({ path: 'missing.txt', old_string: 'a', new_string: 'a' } as never);
+    const execution = await fx.agent.registry.get('Edit')!.tool.resolveExecution({ path: 'missing.txt', old_string: 'a', new_string: 'a' } as never);
     expect(execution).toEqual({
       output: 'No changes to make: old_string and new_string are exactly the same. Put the new text in new_string.',
       isError: true,
@@ -189,7 +177,7 @@ describe('Edit refusals say what to do', () => {
     ['a directory', { 'src/a.ts': '' }, 'src', '"src" is a directory, not a file. Edit changes one file: give the path of a file.'],
     ['a secret', {}, '.env', '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.'],
   ])('%s', async (_name, files, path, message) => {
-    writeFiles(dir.path, files);
+    writeFiles(fx.dir, files);
     expect(await edit({ path, old_string: 'a', new_string: 'b' })).toEqual({ output: message, isError: true });
   });
 
@@ -216,8 +204,8 @@ describe('Edit refusals say what to do', () => {
   });
 
   test('a file over edit.maxFileBytes is refused', async () => {
-    await app.dispose();
-    open({ edit: { maxFileBytes: 1000 } });
+    await fx.app.dispose();
+    fx.open({ config: { edit: { maxFileBytes: 1000 } } });
     await given({ 'big.txt': 'x'.repeat(2000) });
     expect(await edit({ path: 'big.txt', old_string: 'x', new_string: 'y' })).toEqual({
       output: '"big.txt" is 2.0 KB, larger than the 1000 B Edit handles. Change it with Bash instead (e.g. sed), or raise the limit edit.maxFileBytes in the configuration.',
@@ -227,7 +215,7 @@ describe('Edit refusals say what to do', () => {
 });
 
 describe('Edit points at the closest match when old_string is not found', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   const notFound = (rest: string) => ({ output: `old_string was not found in "g.js". ${rest}`, isError: true });
 
@@ -335,7 +323,7 @@ describe('Edit points at the closest match when old_string is not found', () => 
 });
 
 describe('Edit on large files', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('an edit near the end of a 20 MB file changes only that place', async () => {
     const line = 'const value = "some typical line of source text";\n';
@@ -360,11 +348,11 @@ describe('Edit on large files', () => {
 });
 
 describe('Edit resolution', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('declares a write of the canonical path, an Edit rule, and a bounded diff display', async () => {
-    writeFiles(dir.path, { 'src/a.ts': 'x' });
-    const tool = agent.registry.get('Edit')!.tool;
+    writeFiles(fx.dir, { 'src/a.ts': 'x' });
+    const tool = fx.agent.registry.get('Edit')!.tool;
     const execution = await tool.resolveExecution({ path: './src/a.ts', old_string: 'o'.repeat(9000), new_string: 'n', replace_all: true } as never);
     if (execution.isError) throw new Error('unexpected');
     const canonical = at('src/a.ts');
@@ -377,9 +365,9 @@ describe('Edit resolution', () => {
   });
 
   test('the description renders the size limit from config', () => {
-    const tool = agent.registry.get('Edit')!.tool;
+    const tool = fx.agent.registry.get('Edit')!.tool;
     expect(tool.description).toContain('Only UTF-8 text files up to 128 MB can be edited.');
-    app.get(IConfigService).update({ edit: { maxFileBytes: 5 * 1024 * 1024 } });
+    fx.app.get(IConfigService).update({ edit: { maxFileBytes: 5 * 1024 * 1024 } });
     expect(tool.description).toContain('Only UTF-8 text files up to 5.0 MB can be edited.');
   });
 });

@@ -1,52 +1,40 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { callTool, text } from '../../helpers/agentHarness';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
-import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';
+import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
-const dir = useTempDir();
-let app: App;
-let agent: Agent;
-
-function open(config: AppConfigInput = {}, cwd = dir.path): void {
-  app = createApp({ features: builtinFeatures(), config });
-  agent = app.createAgent({ cwd });
-}
-afterEach(() => app?.dispose());
+const fx = useAgent({ builtins: true });
 
 async function glob(input: Record<string, unknown>): Promise<string> {
-  return text(await callTool(agent, 'Glob', input));
+  return text(await callTool(fx.agent, 'Glob', input));
 }
 
 
 describe('Glob output', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('lists matching files at any depth, newest first, relative to the working directory', async () => {
-    writeFiles(dir.path, { 'a.ts': '', 'src/b.ts': '', 'src/deep/c.ts': '', 'src/d.js': '', 'README.md': '' });
-    ageInOrder(dir.path, ['src/b.ts', 'src/deep/c.ts', 'a.ts']);
+    writeFiles(fx.dir, { 'a.ts': '', 'src/b.ts': '', 'src/deep/c.ts': '', 'src/d.js': '', 'README.md': '' });
+    ageInOrder(fx.dir, ['src/b.ts', 'src/deep/c.ts', 'a.ts']);
     expect(await glob({ pattern: '**/*.ts' })).toBe('src/b.ts\nsrc/deep/c.ts\na.ts');
     expect(await glob({ pattern: '*.ts' })).toBe('src/b.ts\nsrc/deep/c.ts\na.ts');
   });
 
   test('a pattern with a slash is matched from the search folder; ./ anchors to its top level', async () => {
-    writeFiles(dir.path, { 'a.ts': '', 'src/b.ts': '', 'src/deep/c.ts': '', 'lib/src/e.ts': '' });
-    ageInOrder(dir.path, ['a.ts', 'src/b.ts', 'src/deep/c.ts', 'lib/src/e.ts']);
+    writeFiles(fx.dir, { 'a.ts': '', 'src/b.ts': '', 'src/deep/c.ts': '', 'lib/src/e.ts': '' });
+    ageInOrder(fx.dir, ['a.ts', 'src/b.ts', 'src/deep/c.ts', 'lib/src/e.ts']);
     expect(await glob({ pattern: 'src/*.ts' })).toBe('src/b.ts');
     expect(await glob({ pattern: 'src/**/*.ts' })).toBe('src/b.ts\nsrc/deep/c.ts');
     expect(await glob({ pattern: './*.ts' })).toBe('a.ts');
     expect(await glob({ pattern: 'src/' })).toBe('src/b.ts\nsrc/deep/c.ts');
     expect(await glob({ pattern: '**/*.{ts,md}', path: 'lib' })).toBe('lib/src/e.ts');
-    expect(await glob({ pattern: `${dir.path}/src/*.ts` })).toBe('src/b.ts');
+    expect(await glob({ pattern: `${fx.dir}/src/*.ts` })).toBe('src/b.ts');
   });
 
   test('only files are listed, hidden files included, VCS folders and symlinks left out', async () => {
-    writeFiles(dir.path, {
+    writeFiles(fx.dir, {
       '.github/workflows/ci.yml': '',
       '.eslintrc.yml': '',
       '.git/config.yml': '',
@@ -54,9 +42,9 @@ describe('Glob output', () => {
       '.svn/y.yml': '',
       'dir.yml/inner.txt': '',
     });
-    fs.symlinkSync(nodePath.join(dir.path, '.eslintrc.yml'), nodePath.join(dir.path, 'link.yml'));
-    fs.symlinkSync(nodePath.join(dir.path, '.github'), nodePath.join(dir.path, 'linkdir'));
-    ageInOrder(dir.path, ['.github/workflows/ci.yml', '.eslintrc.yml']);
+    fs.symlinkSync(nodePath.join(fx.dir, '.eslintrc.yml'), nodePath.join(fx.dir, 'link.yml'));
+    fs.symlinkSync(nodePath.join(fx.dir, '.github'), nodePath.join(fx.dir, 'linkdir'));
+    ageInOrder(fx.dir, ['.github/workflows/ci.yml', '.eslintrc.yml']);
     expect(await glob({ pattern: '**/*.yml' })).toBe('.github/workflows/ci.yml\n.eslintrc.yml');
     expect(await glob({ pattern: '.git/**' })).toBe(
       'No files match ".git/**" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.',
@@ -77,33 +65,33 @@ describe('Glob output', () => {
 
 describe('Glob paging', () => {
   test('limit and offset page through the newest-first list, with a line that says how to continue', async () => {
-    open({ glob: { defaultLimit: 2 } });
+    fx.open({ config: { glob: { defaultLimit: 2 } } });
     const names = ['f1.txt', 'f2.txt', 'f3.txt', 'f4.txt', 'f5.txt'];
-    writeFiles(dir.path, Object.fromEntries(names.map((n) => [n, ''])));
-    ageInOrder(dir.path, names);
+    writeFiles(fx.dir, Object.fromEntries(names.map((n) => [n, ''])));
+    ageInOrder(fx.dir, names);
     expect(await glob({ pattern: '*.txt' })).toBe('f1.txt\nf2.txt\nShowing files 1-2 of 5, newest first. Use offset=2 to see more.');
     expect(await glob({ pattern: '*.txt', offset: 2, limit: 2 })).toBe('f3.txt\nf4.txt\nShowing files 3-4 of 5, newest first. Use offset=4 to see more.');
     expect(await glob({ pattern: '*.txt', offset: 4 })).toBe('f5.txt\nShowing files 5-5 of 5, newest first.');
     expect(await glob({ pattern: '*.txt', offset: 9 })).toBe('No files at offset=9: 5 files match. Use a smaller offset.');
-    const cut = await callTool(agent, 'Glob', { pattern: '*.txt' });
+    const cut = await callTool(fx.agent, 'Glob', { pattern: '*.txt' });
     expect(cut.truncated).toBe(true);
-    expect((await callTool(agent, 'Glob', { pattern: '*.txt', limit: 10 })).truncated).toBeUndefined();
+    expect((await callTool(fx.agent, 'Glob', { pattern: '*.txt', limit: 10 })).truncated).toBeUndefined();
   });
 
   test('files with the same modification time are listed in path order', async () => {
-    open();
-    writeFiles(dir.path, { 'b.txt': '', 'a.txt': '', 'c/a.txt': '' });
+    fx.open();
+    writeFiles(fx.dir, { 'b.txt': '', 'a.txt': '', 'c/a.txt': '' });
     const t = new Date('2024-01-01T00:00:00Z');
-    for (const f of ['b.txt', 'a.txt', 'c/a.txt']) fs.utimesSync(nodePath.join(dir.path, f), t, t);
+    for (const f of ['b.txt', 'a.txt', 'c/a.txt']) fs.utimesSync(nodePath.join(fx.dir, f), t, t);
     expect(await glob({ pattern: '*.txt' })).toBe('a.txt\nb.txt\nc/a.txt');
   });
 });
 
 describe('Glob ignore rules', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('.gitignore files apply in a git repository, nested ones to their folder, and include_ignored lists everything', async () => {
-    writeFiles(dir.path, {
+    writeFiles(fx.dir, {
       '.git/HEAD': 'ref: refs/heads/main\n',
       '.gitignore': 'dist/\n*.log\n',
       'src/.gitignore': 'generated.ts\n!keep.log\n',
@@ -114,18 +102,18 @@ describe('Glob ignore rules', () => {
       'dist/out.ts': '',
       'app.log': '',
     });
-    ageInOrder(dir.path, ['src/a.ts', 'src/generated.ts', 'src/keep.log', 'src/x.log', 'dist/out.ts', 'app.log', 'src/.gitignore', '.gitignore']);
+    ageInOrder(fx.dir, ['src/a.ts', 'src/generated.ts', 'src/keep.log', 'src/x.log', 'dist/out.ts', 'app.log', 'src/.gitignore', '.gitignore']);
     expect(await glob({ pattern: '**/*' })).toBe('src/a.ts\nsrc/keep.log\nsrc/.gitignore\n.gitignore');
     expect(await glob({ pattern: '**/*.{ts,log}', include_ignored: true })).toBe('src/a.ts\nsrc/generated.ts\nsrc/keep.log\nsrc/x.log\ndist/out.ts\napp.log');
   });
 
   test('.gitignore applies in a folder that is not a git repository, and from folders above the search folder', async () => {
-    writeFiles(dir.path, { '.gitignore': '*.tmp\n', 'sub/a.tmp': '', 'sub/b.txt': '' });
+    writeFiles(fx.dir, { '.gitignore': '*.tmp\n', 'sub/a.tmp': '', 'sub/b.txt': '' });
     expect(await glob({ pattern: '*', path: 'sub' })).toBe('sub/b.txt');
   });
 
   test('.ignore takes precedence over .gitignore and can re-include what it ignores', async () => {
-    writeFiles(dir.path, {
+    writeFiles(fx.dir, {
       '.git/HEAD': '',
       '.gitignore': 'build/\n',
       '.ignore': '!build/\n',
@@ -149,8 +137,8 @@ describe('Glob ignore rules', () => {
         'repo/nested/b.txt': '',
         'repo/nested/c.txt': '',
       });
-      await app.dispose();
-      open({}, nodePath.join(outer, 'repo'));
+      await fx.app.dispose();
+      fx.open({ cwd: nodePath.join(outer, 'repo') });
       expect((await glob({ pattern: '**/*.txt' })).split('\n').sort()).toEqual(['a.txt', 'nested/b.txt', 'nested/c.txt']);
     } finally {
       removeDir(outer);
@@ -158,23 +146,23 @@ describe('Glob ignore rules', () => {
   });
 
   test('.git/info/exclude applies', async () => {
-    writeFiles(dir.path, { '.git/info/exclude': 'secret-notes.md\n', 'secret-notes.md': '', 'notes.md': '' });
+    writeFiles(fx.dir, { '.git/info/exclude': 'secret-notes.md\n', 'secret-notes.md': '', 'notes.md': '' });
     expect(await glob({ pattern: '*.md' })).toBe('notes.md');
   });
 
   test('an ignored folder given as a pattern prefix is still ignored', async () => {
-    writeFiles(dir.path, { '.gitignore': 'dist/\n', 'dist/a.js': '', 'src/b.js': '' });
+    writeFiles(fx.dir, { '.gitignore': 'dist/\n', 'dist/a.js': '', 'src/b.js': '' });
     expect(await glob({ pattern: 'dist/**/*.js' })).toMatch(/^No files match "dist\/\*\*\/\*\.js" in the working directory\./);
     expect(await glob({ pattern: 'dist/**/*.js', include_ignored: true })).toBe('dist/a.js');
   });
 });
 
 describe('Glob and secrets', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('sensitive files are left out and counted', async () => {
-    writeFiles(dir.path, { '.env': 'X=1', '.env.local': 'Y=2', '.env.example': 'X=', 'config/id_rsa': 'k', 'app.ts': '' });
-    ageInOrder(dir.path, ['app.ts', '.env.example']);
+    writeFiles(fx.dir, { '.env': 'X=1', '.env.local': 'Y=2', '.env.example': 'X=', 'config/id_rsa': 'k', 'app.ts': '' });
+    ageInOrder(fx.dir, ['app.ts', '.env.example']);
     expect(await glob({ pattern: '**/*' })).toBe(
       'app.ts\n.env.example\nLeft out 3 matching files that hold secrets (env files, private keys, credentials); no tool reads them.',
     );
@@ -186,10 +174,10 @@ describe('Glob and secrets', () => {
 });
 
 describe('Glob errors', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('a missing path, a file as path, "..", "!" and an absolute pattern outside the folder', async () => {
-    writeFiles(dir.path, { 'a.txt': '' });
+    writeFiles(fx.dir, { 'a.txt': '' });
     expect(await glob({ pattern: '*', path: 'nope' })).toBe('"nope" does not exist. Check the path, or leave path out to search the working directory.');
     expect(await glob({ pattern: '*', path: 'a.txt' })).toBe('"a.txt" is a file, not a folder. Glob searches folders; to read this file, use Read.');
     expect(await glob({ pattern: '../*' })).toBe('The pattern "../*" contains "..". Set path to the folder to search and keep the pattern inside it.');
@@ -199,9 +187,9 @@ describe('Glob errors', () => {
   });
 
   test('a timeout from config returns partial results with a notice', async () => {
-    await app.dispose();
-    open({ glob: { timeoutMs: 1 } });
-    writeFiles(dir.path, Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`d${i % 40}/e${i}/f${i}.txt`, ''])));
+    await fx.app.dispose();
+    fx.open({ config: { glob: { timeoutMs: 1 } } });
+    writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`d${i % 40}/e${i}/f${i}.txt`, ''])));
     const out = await glob({ pattern: '**/*.txt', limit: 1000 });
     expect(out.split('\n')[0]).toBe('Glob timed out after 0.001 s; the list below is partial. Narrow the pattern or the path.');
     expect(out.split('\n').length).toBeLessThan(401);
@@ -209,26 +197,26 @@ describe('Glob errors', () => {
 });
 
 describe('Glob resolution', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('declares a recursive search of the root, a path rule and a display, without touching the disk', async () => {
-    writeFiles(dir.path, { 'src/a.ts': '' });
-    const execution = (await agent.registry.get('Glob')!.tool.resolveExecution({ pattern: '**/*.ts', path: 'src' } as never)) as RunnableToolExecution;
+    writeFiles(fx.dir, { 'src/a.ts': '' });
+    const execution = (await fx.agent.registry.get('Glob')!.tool.resolveExecution({ pattern: '**/*.ts', path: 'src' } as never)) as RunnableToolExecution;
     expect(isToolErrorResult(execution)).toBe(false);
-    const root = nodePath.join(dir.path, 'src');
+    const root = nodePath.join(fx.dir, 'src');
     expect(execution.accesses).toEqual([{ kind: 'file', op: 'search', path: root, recursive: true }]);
     expect(execution.approvalRule).toBe(`Glob(${root})`);
     expect(execution.display).toEqual({ kind: 'file_io', operation: 'glob', path: root, detail: 'pattern: **/*.ts' });
     expect(execution.description).toBe('Finding files matching **/*.ts in src');
     expect(execution.matchesRule!('src/**')).toBe(true);
-    expect(execution.matchesRule!(`${dir.path}/**`)).toBe(true);
+    expect(execution.matchesRule!(`${fx.dir}/**`)).toBe(true);
     expect(execution.matchesRule!('lib/**')).toBe(false);
   });
 
   test('the description renders the limits from config', async () => {
-    await app.dispose();
-    open({ glob: { defaultLimit: 42, timeoutMs: 5000 } });
-    const description = agent.registry.get('Glob')!.tool.description;
+    await fx.app.dispose();
+    fx.open({ config: { glob: { defaultLimit: 42, timeoutMs: 5000 } } });
+    const description = fx.agent.registry.get('Glob')!.tool.description;
     expect(description).toContain('at most 42 paths');
     expect(description).toContain('stops after 5 s');
   });

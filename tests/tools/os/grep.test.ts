@@ -1,13 +1,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
+import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { callTool, text } from '../../helpers/agentHarness';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
-import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';
+import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 /**
  * The same suite runs against both engines: every expected output below is exact, so the
@@ -16,37 +13,34 @@ import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/te
 const ENGINES = ['ripgrep', 'builtin'] as const;
 
 describe.each(ENGINES)('Grep (%s engine)', (engine) => {
-  const dir = useTempDir();
-  let app: App;
-  let agent: Agent;
-
-  function open(config: AppConfigInput = {}, cwd = dir.path): void {
-    app = createApp({ features: builtinFeatures(), config: { ...config, grep: { ...config.grep, engine } } });
-    agent = app.createAgent({ cwd });
-  }
-  afterEach(async () => {
-    if (app) {
+  const fx = useAgent({
+    builtins: true,
+    beforeDispose: ({ app }) => {
       // The engine that ran is the one configured: no silent fallback in these tests.
       const selections = app.get(IGrepEngineService).selections;
       expect(selections[engine === 'ripgrep' ? 'builtin' : 'ripgrep']).toBe(0);
-      await app.dispose();
-    }
+    },
   });
 
+  /** Opens an App whose grep.engine is this suite's engine. */
+  function open(config: ToolhostConfigInput = {}, cwd = fx.dir): void {
+    fx.open({ config: { ...config, grep: { ...config.grep, engine } }, cwd });
+  }
+
   async function grep(input: Record<string, unknown>): Promise<string> {
-    return text(await callTool(agent, 'Grep', input));
+    return text(await callTool(fx.agent, 'Grep', input));
   }
 
   describe('output formats', () => {
     beforeEach(() => {
       open();
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         'src/a.ts': 'import x from "y";\nconst alpha = 1;\nfunction beta() {}\nconst alphabet = alpha + 2;\n',
         'src/b.ts': 'nothing here\n',
         'src/deep/c.ts': 'alpha\n',
         'notes.md': 'alpha and alpha and alpha\n',
       });
-      ageInOrder(dir.path, ['src/deep/c.ts', 'notes.md', 'src/a.ts', 'src/b.ts']);
+      ageInOrder(fx.dir, ['src/deep/c.ts', 'notes.md', 'src/a.ts', 'src/b.ts']);
     });
 
     test('files_with_matches (the default) lists matching files newest first, relative to the working directory', async () => {
@@ -69,7 +63,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('context lines use "-", groups are separated by "--", -A/-B override -C', async () => {
-      writeFiles(dir.path, { 'ctx.txt': ['l1', 'hit 2', 'l3', 'l4', 'l5', 'l6', 'hit 7', 'hit 8', 'l9', 'l10'].join('\n') + '\n' });
+      writeFiles(fx.dir, { 'ctx.txt': ['l1', 'hit 2', 'l3', 'l4', 'l5', 'l6', 'hit 7', 'hit 8', 'l9', 'l10'].join('\n') + '\n' });
       expect(await grep({ pattern: 'hit', path: 'ctx.txt', output_mode: 'content', '-C': 1 })).toBe(
         'ctx.txt-1-l1\nctx.txt:2:hit 2\nctx.txt-3-l3\n--\nctx.txt-6-l6\nctx.txt:7:hit 7\nctx.txt:8:hit 8\nctx.txt-9-l9',
       );
@@ -115,7 +109,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     beforeEach(() => open());
 
     test('-i, Unicode classes and word boundaries', async () => {
-      writeFiles(dir.path, { 'u.txt': 'Straße\nSTRASSE\nnaïve café\ncafeteria\nПривет мир\n' });
+      writeFiles(fx.dir, { 'u.txt': 'Straße\nSTRASSE\nnaïve café\ncafeteria\nПривет мир\n' });
       expect(await grep({ pattern: 'strasse', '-i': true, output_mode: 'content' })).toBe('u.txt:2:STRASSE');
       expect(await grep({ pattern: '\\bcaf\\w\\b', output_mode: 'content' })).toBe('u.txt:3:naïve café');
       expect(await grep({ pattern: '^\\w+ \\w+$', output_mode: 'content' })).toBe('u.txt:3:naïve café\nu.txt:5:Привет мир');
@@ -124,21 +118,21 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('anchors match at line ends, not before a \\r; CRLF lines are shown without \\r', async () => {
-      writeFiles(dir.path, { 'crlf.txt': 'one end\r\ntwo end\r\nthree\n' });
+      writeFiles(fx.dir, { 'crlf.txt': 'one end\r\ntwo end\r\nthree\n' });
       expect(await grep({ pattern: 'end$', output_mode: 'content' })).toBe('No matches for "end$" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.');
       expect(await grep({ pattern: 'end.$', output_mode: 'content' })).toBe('crlf.txt:1:one end\ncrlf.txt:2:two end');
       expect(await grep({ pattern: '^t', output_mode: 'content' })).toBe('crlf.txt:2:two end\ncrlf.txt:3:three');
     });
 
     test('special characters escaped with a backslash are literal', async () => {
-      writeFiles(dir.path, { 'x.ts': 'call(a)\ninterface{}\n$scope.x\n' });
+      writeFiles(fx.dir, { 'x.ts': 'call(a)\ninterface{}\n$scope.x\n' });
       expect(await grep({ pattern: 'call\\(a\\)', output_mode: 'content' })).toBe('x.ts:1:call(a)');
       expect(await grep({ pattern: 'interface\\{\\}', output_mode: 'content' })).toBe('x.ts:2:interface{}');
       expect(await grep({ pattern: '\\$scope\\.', output_mode: 'content' })).toBe('x.ts:3:$scope.x');
     });
 
     test('multiline lets a match span lines; every line it touches is a match', async () => {
-      writeFiles(dir.path, { 'm.ts': 'function a(\n  x,\n  y\n) {}\nfunction b() {}\n' });
+      writeFiles(fx.dir, { 'm.ts': 'function a(\n  x,\n  y\n) {}\nfunction b() {}\n' });
       expect(await grep({ pattern: 'a\\(\\n\\s+x', multiline: true, output_mode: 'content' })).toBe('m.ts:1:function a(\nm.ts:2:  x,');
       expect(await grep({ pattern: 'function \\w\\(.*?\\)', multiline: true, output_mode: 'content', '-A': 1 })).toBe(
         'm.ts:1:function a(\nm.ts:2:  x,\nm.ts:3:  y\nm.ts:4:) {}\nm.ts:5:function b() {}',
@@ -150,12 +144,12 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
   describe('paging', () => {
     beforeEach(() => {
       open({ grep: { headLimit: 3 } });
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         'a.txt': 'm1\nx\nm2\nm3\n',
         'b.txt': 'm4\nm5\n',
         'c.txt': 'm6\n',
       });
-      ageInOrder(dir.path, ['c.txt', 'b.txt', 'a.txt']);
+      ageInOrder(fx.dir, ['c.txt', 'b.txt', 'a.txt']);
     });
 
     test('content pages over matching lines; context lines do not count', async () => {
@@ -182,16 +176,16 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(await grep({ pattern: 'm\\d', output_mode: 'count_matches', head_limit: 1, offset: 1 })).toBe(
         'Found 6 occurrences in 3 files.\nb.txt:2\nShowing files 2-2 of 3. Use offset=2 to see more.',
       );
-      const result = await callTool(agent, 'Grep', { pattern: 'm\\d', head_limit: 2 });
+      const result = await callTool(fx.agent, 'Grep', { pattern: 'm\\d', head_limit: 2 });
       expect(result.truncated).toBe(true);
-      expect((await callTool(agent, 'Grep', { pattern: 'm\\d' })).truncated).toBeUndefined();
+      expect((await callTool(fx.agent, 'Grep', { pattern: 'm\\d' })).truncated).toBeUndefined();
     });
   });
 
   describe('glob and type', () => {
     beforeEach(() => {
       open();
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         'top.ts': 'needle\n',
         'src/a.ts': 'needle\n',
         'src/a.test.ts': 'needle\n',
@@ -206,7 +200,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     test('a glob with a slash is matched relative to the search folder, so src/**/*.ts works', async () => {
       expect(await list({ glob: 'src/**/*.ts' })).toEqual(['src/a.test.ts:1', 'src/a.ts:1', 'src/deep/b.ts:1']);
       expect(await list({ glob: 'deep/*', path: 'src' })).toEqual(['src/deep/b.ts:1', 'src/deep/c.js:1']);
-      expect(await list({ glob: `${dir.path}/src/*.ts` })).toEqual(['src/a.test.ts:1', 'src/a.ts:1']);
+      expect(await list({ glob: `${fx.dir}/src/*.ts` })).toEqual(['src/a.test.ts:1', 'src/a.ts:1']);
     });
 
     test('a glob without a slash matches names at any depth; ./ anchors; ! excludes', async () => {
@@ -218,7 +212,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('a glob filters and never re-includes ignored files; type and glob both apply', async () => {
-      writeFiles(dir.path, { '.gitignore': 'vendor/\n*.test.ts\n' });
+      writeFiles(fx.dir, { '.gitignore': 'vendor/\n*.test.ts\n' });
       expect(await list({ glob: '*.ts' })).toEqual(['lib/src/d.ts:1', 'src/a.ts:1', 'src/deep/b.ts:1', 'top.ts:1']);
       expect(await list({ glob: 'vendor/**' })).toEqual([]);
       expect(await list({ glob: 'src/**', type: 'js' })).toEqual(['src/deep/c.js:1']);
@@ -243,7 +237,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     beforeEach(() => open());
 
     test('ignore files apply like git; include_ignored searches everything but VCS folders', async () => {
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         '.git/HEAD': 'needle\n',
         '.gitignore': 'build/\ndist/\n*.log\n',
         'src/.gitignore': '!keep.log\n',
@@ -262,7 +256,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('.gitignore applies outside a git repository too, including from folders above the search folder', async () => {
-      writeFiles(dir.path, { '.gitignore': '*.gen.ts\n', 'sub/a.gen.ts': 'needle\n', 'sub/b.ts': 'needle\n' });
+      writeFiles(fx.dir, { '.gitignore': '*.gen.ts\n', 'sub/a.gen.ts': 'needle\n', 'sub/b.ts': 'needle\n' });
       expect(await grep({ pattern: 'needle', path: 'sub' })).toBe('sub/b.ts');
     });
 
@@ -270,7 +264,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       const outer = makeTempDir();
       try {
         writeFiles(outer, { '.gitignore': '*.txt\n', 'repo/.git/HEAD': '', 'repo/a.txt': 'needle\n' });
-        await app.dispose();
+        await fx.app.dispose();
         open({}, nodePath.join(outer, 'repo'));
         expect(await grep({ pattern: 'needle' })).toBe('a.txt');
       } finally {
@@ -279,15 +273,15 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('symbolic links are not followed', async () => {
-      writeFiles(dir.path, { 'real/a.txt': 'needle\n' });
-      fs.symlinkSync(nodePath.join(dir.path, 'real'), nodePath.join(dir.path, 'linkdir'));
-      fs.symlinkSync(nodePath.join(dir.path, 'real/a.txt'), nodePath.join(dir.path, 'link.txt'));
+      writeFiles(fx.dir, { 'real/a.txt': 'needle\n' });
+      fs.symlinkSync(nodePath.join(fx.dir, 'real'), nodePath.join(fx.dir, 'linkdir'));
+      fs.symlinkSync(nodePath.join(fx.dir, 'real/a.txt'), nodePath.join(fx.dir, 'link.txt'));
       expect(await grep({ pattern: 'needle' })).toBe('real/a.txt');
     });
 
     test('binary files (a NUL byte anywhere) are skipped, even with a match before the NUL', async () => {
       const big = Buffer.concat([Buffer.from('needle early\n'), Buffer.alloc(200_000, 'filler line\n'), Buffer.from([0]), Buffer.from('needle late\n')]);
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         'small.bin': Buffer.from('needle\n\0binary\n'),
         'big.bin': big,
         'text.txt': 'needle\n',
@@ -301,7 +295,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('a UTF-8 byte-order mark is dropped and UTF-16 files with one are searched as text', async () => {
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         'bom8.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle first\n')]),
         'bom16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x\nneedle wide\n', 'utf16le')]),
       });
@@ -309,9 +303,9 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('long lines are cut to the configured length, with a marker', async () => {
-      await app.dispose();
+      await fx.app.dispose();
       open({ grep: { maxLineChars: 40 } });
-      writeFiles(dir.path, { 'min.js': `${'a'.repeat(100)}needle${'é'.repeat(300)}\nshort needle\n${'ü'.repeat(39)}\n` });
+      writeFiles(fx.dir, { 'min.js': `${'a'.repeat(100)}needle${'é'.repeat(300)}\nshort needle\n${'ü'.repeat(39)}\n` });
       expect(await grep({ pattern: 'needle', output_mode: 'content', '-A': 1 })).toBe(
         `min.js:1:${'a'.repeat(40)} [... line truncated]\nmin.js:2:short needle\nmin.js-3-${'ü'.repeat(39)}`,
       );
@@ -322,7 +316,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     beforeEach(() => open());
 
     test('sensitive files are never searched or listed, whatever the ignore files say', async () => {
-      writeFiles(dir.path, {
+      writeFiles(fx.dir, {
         '.env': 'TOKEN=needle\n',
         '.ENV.local': 'needle\n',
         '.env.example': 'TOKEN=needle\n',
@@ -363,17 +357,17 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('a timeout from config returns partial results with a notice', async () => {
-      await app.dispose();
+      await fx.app.dispose();
       open({ grep: { timeoutMs: 1 } });
-      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`d${i % 30}/f${i}.txt`, 'needle\n'.repeat(50)])));
+      writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`d${i % 30}/f${i}.txt`, 'needle\n'.repeat(50)])));
       const out = await grep({ pattern: 'needle', output_mode: 'count_matches' });
       expect(out.split('\n')[0]).toBe('Grep timed out after 0.001 s; the results below are partial and the totals are lower bounds. Narrow the path, glob or pattern.');
     });
 
     test('the cap on collected output stops the search with a notice', async () => {
-      await app.dispose();
+      await fx.app.dispose();
       open({ grep: { maxOutputBytes: 2000 } });
-      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, 'needle line\n'.repeat(20)])));
+      writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, 'needle line\n'.repeat(20)])));
       const out = await grep({ pattern: 'needle', output_mode: 'content', head_limit: 0 });
       const lines = out.split('\n');
       expect(lines[0]).toBe(
@@ -384,7 +378,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('concurrent calls get their own results', async () => {
-      writeFiles(dir.path, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
+      writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
       const [alpha, beta] = await Promise.all([
         grep({ pattern: 'alpha', output_mode: 'count_matches' }),
         grep({ pattern: 'beta \\d$', output_mode: 'count_matches', glob: 'f0*' }),
@@ -394,31 +388,30 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
     });
 
     test('an aborted call reports it', async () => {
-      writeFiles(dir.path, { 'a.txt': 'needle\n' });
+      writeFiles(fx.dir, { 'a.txt': 'needle\n' });
       const controller = new AbortController();
       controller.abort();
-      const result = await callTool(agent, 'Grep', { pattern: 'needle' }, controller.signal);
+      const result = await callTool(fx.agent, 'Grep', { pattern: 'needle' }, controller.signal);
       expect(result).toEqual({ output: 'Grep was aborted before it finished.', isError: true });
     });
   });
 });
 
 describe('Grep on a file larger than the builtin engine reads at once', () => {
-  const dir = useTempDir();
+  const fx = useAgent({ builtins: true });
 
   test('a large content result (many pipe chunks) is identical with both engines', async () => {
     const files: Record<string, string> = {};
     for (let f = 0; f < 200; f++) {
       files[`d${f % 7}/file${String(f).padStart(3, '0')}.txt`] = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? `hit ${f}:${i} ` : `ctx ${i} `).padEnd(100, 'é')).join('\n') + '\n';
     }
-    writeFiles(dir.path, files);
+    writeFiles(fx.dir, files);
     const outputs: string[] = [];
     for (const engine of ENGINES) {
-      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
-      const agent = app.createAgent({ cwd: dir.path });
-      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', '-A': 1, head_limit: 0 })));
-      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^hit', output_mode: 'content', offset: 6000, head_limit: 3 })));
-      await app.dispose();
+      fx.open({ config: { grep: { engine } } });
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: '^hit', output_mode: 'content', '-A': 1, head_limit: 0 })));
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: '^hit', output_mode: 'content', offset: 6000, head_limit: 3 })));
+      await fx.app.dispose();
     }
     expect(outputs[2]).toBe(outputs[0]);
     expect(outputs[3]).toBe(outputs[1]);
@@ -437,13 +430,12 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);
     const lines: string[] = [];
     for (let i = 1; i <= 300_000; i++) lines.push((needles.has(i) ? `needle ${i}` : `filler ${i}`).padEnd(31, '.'));
-    writeFiles(dir.path, { 'big.txt': lines.join('\n') + '\n' });
+    writeFiles(fx.dir, { 'big.txt': lines.join('\n') + '\n' });
     const outputs: string[] = [];
     for (const engine of ENGINES) {
-      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
-      const agent = app.createAgent({ cwd: dir.path });
-      outputs.push(text(await callTool(agent, 'Grep', { pattern: '^needle', output_mode: 'content', '-B': 2, '-A': 3, head_limit: 0 })));
-      await app.dispose();
+      fx.open({ config: { grep: { engine } } });
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: '^needle', output_mode: 'content', '-B': 2, '-A': 3, head_limit: 0 })));
+      await fx.app.dispose();
     }
     expect(outputs[1]).toBe(outputs[0]);
     const rows = outputs[0]!.split('\n');
@@ -469,14 +461,13 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     // ~9.5 MB: above the 8 MiB whole-file limit, so the builtin engine reads it in windows.
     const lines: string[] = [];
     for (let i = 1; i <= 400_000; i++) lines.push(i % 65_537 === 0 ? `needle at ${i}` : `filler line number ${i}`);
-    writeFiles(dir.path, { 'big.log': lines.join('\n') + '\n' });
+    writeFiles(fx.dir, { 'big.log': lines.join('\n') + '\n' });
     const outputs: string[] = [];
     for (const engine of ENGINES) {
-      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
-      const agent = app.createAgent({ cwd: dir.path });
-      outputs.push(text(await callTool(agent, 'Grep', { pattern: 'needle', output_mode: 'content', '-C': 2 })));
-      outputs.push(text(await callTool(agent, 'Grep', { pattern: 'NEEDLE AT \\d+', '-i': true, output_mode: 'count_matches' })));
-      await app.dispose();
+      fx.open({ config: { grep: { engine } } });
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'content', '-C': 2 })));
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: 'NEEDLE AT \\d+', '-i': true, output_mode: 'count_matches' })));
+      await fx.app.dispose();
     }
     expect(outputs[0]).toBe(outputs[2]);
     expect(outputs[1]).toBe(outputs[3]);

@@ -1,51 +1,39 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { type Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
 import { IConfigService } from '../../../src/services/config/config';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
-import { IAgentRuntimeService, type Runtime } from '../../../src/services/runtime/runtime';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { callTool, text } from '../../helpers/agentHarness';
+import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { countingRuntime } from '../../helpers/countingRuntime';
-import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { writeFiles } from '../../helpers/tempDir';
 
-const dir = useTempDir();
-let app: App;
-let agent: Agent;
-
-function open(config: AppConfigInput = {}, runtime?: Runtime): void {
-  app = createApp({ features: builtinFeatures(), config });
-  agent = app.createAgent({ cwd: dir.path, runtime });
-}
-afterEach(() => app?.dispose());
+const fx = useAgent({ builtins: true });
 
 async function read(input: Record<string, unknown>): Promise<string> {
-  return text(await callTool(agent, 'Read', input));
+  return text(await callTool(fx.agent, 'Read', input));
 }
 
 describe('Read output', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('numbers every line and ends with a status line', async () => {
-    writeFiles(dir.path, { 'a.txt': 'alpha\nbeta\ngamma\n' });
+    writeFiles(fx.dir, { 'a.txt': 'alpha\nbeta\ngamma\n' });
     expect(await read({ path: 'a.txt' })).toBe('1\talpha\n2\tbeta\n3\tgamma\n<system>Lines 1-3 of 3. End of file reached.</system>');
   });
 
   test('a last line without a newline is still a line', async () => {
-    writeFiles(dir.path, { 'a.txt': 'one\ntwo' });
+    writeFiles(fx.dir, { 'a.txt': 'one\ntwo' });
     expect(await read({ path: 'a.txt' })).toBe('1\tone\n2\ttwo\n<system>Lines 1-2 of 2. End of file reached.</system>');
   });
 
   test('empty lines and a single line', async () => {
-    writeFiles(dir.path, { 'a.txt': '\n\nx\n', 'b.txt': 'only' });
+    writeFiles(fx.dir, { 'a.txt': '\n\nx\n', 'b.txt': 'only' });
     expect(await read({ path: 'a.txt' })).toBe('1\t\n2\t\n3\tx\n<system>Lines 1-3 of 3. End of file reached.</system>');
     expect(await read({ path: 'b.txt' })).toBe('1\tonly\n<system>Line 1 of 1. End of file reached.</system>');
   });
 
   test('line_offset and n_lines page through a file, and the status says where to continue', async () => {
-    writeFiles(dir.path, { 'a.txt': Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n' });
+    writeFiles(fx.dir, { 'a.txt': Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n' });
     expect(await read({ path: 'a.txt', line_offset: 4, n_lines: 3 })).toBe(
       '4\tline 4\n5\tline 5\n6\tline 6\n<system>Lines 4-6 of 10. Stopped at the 3-line limit; continue with line_offset=7.</system>',
     );
@@ -54,7 +42,7 @@ describe('Read output', () => {
   });
 
   test('a negative line_offset reads from the end with absolute line numbers', async () => {
-    writeFiles(dir.path, { 'a.txt': Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n' });
+    writeFiles(fx.dir, { 'a.txt': Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n' });
     expect(await read({ path: 'a.txt', line_offset: -2 })).toBe('9\tline 9\n10\tline 10\n<system>Lines 9-10 of 10. End of file reached.</system>');
     expect(await read({ path: 'a.txt', line_offset: -50, n_lines: 2 })).toBe(
       '1\tline 1\n2\tline 2\n<system>Lines 1-2 of 10. Stopped at the 2-line limit; continue with line_offset=3.</system>',
@@ -62,17 +50,17 @@ describe('Read output', () => {
   });
 
   test('the default line limit comes from config', async () => {
-    await app.dispose();
-    open({ read: { maxLines: 2 } });
-    writeFiles(dir.path, { 'a.txt': 'a\nb\nc\n' });
+    await fx.app.dispose();
+    fx.open({ config: { read: { maxLines: 2 } } });
+    writeFiles(fx.dir, { 'a.txt': 'a\nb\nc\n' });
     expect(await read({ path: 'a.txt' })).toBe('1\ta\n2\tb\n<system>Lines 1-2 of 3. Stopped at the 2-line limit; continue with line_offset=3.</system>');
   });
 
   test('the character budget stops a read, and tail reads keep the newest lines', async () => {
-    await app.dispose();
-    open({ read: { maxChars: 1000 } });
+    await fx.app.dispose();
+    fx.open({ config: { read: { maxChars: 1000 } } });
     const lines = Array.from({ length: 100 }, (_, i) => `${String(i + 1).padStart(3, '0')} ${'x'.repeat(40)}`);
-    writeFiles(dir.path, { 'a.txt': lines.join('\n') + '\n' });
+    writeFiles(fx.dir, { 'a.txt': lines.join('\n') + '\n' });
     const head = await read({ path: 'a.txt' });
     expect(head.length).toBeLessThanOrEqual(1000 + 200);
     expect(head).toMatch(/^1\t001 x+\n/);
@@ -82,7 +70,7 @@ describe('Read output', () => {
   });
 
   test('a very long line is cut with a visible marker, and the status says so', async () => {
-    writeFiles(dir.path, { 'a.txt': `short\n${'é'.repeat(3000)}\nend\n` });
+    writeFiles(fx.dir, { 'a.txt': `short\n${'é'.repeat(3000)}\nend\n` });
     const out = await read({ path: 'a.txt' });
     expect(out).toBe(
       `1\tshort\n2\t${'é'.repeat(2000)} [...line truncated: 6,000 bytes in total]\n3\tend\n` +
@@ -91,12 +79,12 @@ describe('Read output', () => {
   });
 
   test('CRLF files are shown without \\r, and the status says so', async () => {
-    writeFiles(dir.path, { 'a.txt': 'a\r\nb\r\n' });
+    writeFiles(fx.dir, { 'a.txt': 'a\r\nb\r\n' });
     expect(await read({ path: 'a.txt' })).toBe('1\ta\n2\tb\n<system>Lines 1-2 of 2. End of file reached. The file uses CRLF line endings (shown without \\r).</system>');
   });
 
   test('a UTF-8 byte-order mark is not shown; UTF-16 with a mark is converted', async () => {
-    writeFiles(dir.path, {
+    writeFiles(fx.dir, {
       'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('hé\nthere\n')]),
       'u16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hé\nthere\n', 'utf16le')]),
     });
@@ -105,25 +93,25 @@ describe('Read output', () => {
   });
 
   test('bytes that are not UTF-8 are shown as U+FFFD and reported', async () => {
-    writeFiles(dir.path, { 'latin1.txt': Buffer.from('ok\ncaf\xe9\n', 'latin1') });
+    writeFiles(fx.dir, { 'latin1.txt': Buffer.from('ok\ncaf\xe9\n', 'latin1') });
     expect(await read({ path: 'latin1.txt' })).toBe(
       '1\tok\n2\tcaf\uFFFD\n<system>Lines 1-2 of 2. End of file reached. Line 2 contains bytes that are not valid UTF-8, shown as \uFFFD.</system>',
     );
   });
 
   test('an empty file', async () => {
-    writeFiles(dir.path, { 'empty.txt': '' });
+    writeFiles(fx.dir, { 'empty.txt': '' });
     expect(await read({ path: 'empty.txt' })).toBe('<system>The file is empty (0 bytes).</system>');
   });
 
   test('results are spill-exempt (Read pages by itself)', async () => {
-    writeFiles(dir.path, { 'a.txt': 'x\n' });
-    expect((await callTool(agent, 'Read', { path: 'a.txt' })).spillExempt).toBe(true);
+    writeFiles(fx.dir, { 'a.txt': 'x\n' });
+    expect((await callTool(fx.agent, 'Read', { path: 'a.txt' })).spillExempt).toBe(true);
   });
 });
 
 describe('Read errors say what to do instead', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test.each<[string, Record<string, string | Buffer>, string, string]>([
     ['a missing file', {}, 'nope.txt', '"nope.txt" does not exist. Check the path, or use Glob to find the file by name.'],
@@ -134,15 +122,15 @@ describe('Read errors say what to do instead', () => {
     ['a secret', { '.env': 'KEY=1' }, '.env', '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.'],
     ['a relative path that leaves the workspace', {}, '../x.txt', '"../x.txt" is not an absolute path. You must provide an absolute path to read a file outside the working directory.'],
   ])('%s', async (_name, files, path, message) => {
-    writeFiles(dir.path, files);
-    const result = await callTool(agent, 'Read', { path });
+    writeFiles(fx.dir, files);
+    const result = await callTool(fx.agent, 'Read', { path });
     expect(result).toEqual({ output: message, isError: true });
   });
 
   test('a runtime switch between resolve and execute refuses to run', async () => {
-    writeFiles(dir.path, { 'a.txt': 'a\n' });
-    const execution = await agent.registry.get('Read')!.tool.resolveExecution({ path: 'a.txt' } as never);
-    agent.get(IAgentRuntimeService).switch(createLocalRuntime());
+    writeFiles(fx.dir, { 'a.txt': 'a\n' });
+    const execution = await fx.agent.registry.get('Read')!.tool.resolveExecution({ path: 'a.txt' } as never);
+    fx.agent.get(IAgentRuntimeService).switch(createLocalRuntime());
     if (execution.isError) throw new Error('unexpected');
     expect(await execution.execute({ toolCallId: 'c', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} })).toEqual({
       output: 'The runtime changed after this call was prepared. Retry the tool call.',
@@ -152,14 +140,14 @@ describe('Read errors say what to do instead', () => {
 });
 
 describe('Read resolution', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('declares a read of the canonical path, a path rule, and a file_io display', async () => {
-    writeFiles(dir.path, { 'src/a.ts': 'x' });
-    fs.symlinkSync(nodePath.join(dir.path, 'src/a.ts'), nodePath.join(dir.path, 'alias.ts'));
-    const execution = await agent.registry.get('Read')!.tool.resolveExecution({ path: 'alias.ts', line_offset: -5 } as never);
+    writeFiles(fx.dir, { 'src/a.ts': 'x' });
+    fs.symlinkSync(nodePath.join(fx.dir, 'src/a.ts'), nodePath.join(fx.dir, 'alias.ts'));
+    const execution = await fx.agent.registry.get('Read')!.tool.resolveExecution({ path: 'alias.ts', line_offset: -5 } as never);
     if (execution.isError) throw new Error('unexpected');
-    const canonical = nodePath.join(dir.path, 'src/a.ts');
+    const canonical = nodePath.join(fx.dir, 'src/a.ts');
     expect(execution.accesses).toEqual([{ kind: 'file', op: 'read', path: canonical }]);
     expect(execution.approvalRule).toBe(`Read(${canonical})`);
     expect(execution.display).toEqual({ kind: 'file_io', operation: 'read', path: canonical, detail: 'last 5 lines' });
@@ -169,9 +157,9 @@ describe('Read resolution', () => {
   });
 
   test('the description shows the configured budget and follows config changes', () => {
-    const tool = agent.registry.get('Read')!.tool;
+    const tool = fx.agent.registry.get('Read')!.tool;
     expect(tool.description).toContain('at most 50,000 characters');
-    app.get(IConfigService).update({ read: { maxChars: 12_345 } });
+    fx.app.get(IConfigService).update({ read: { maxChars: 12_345 } });
     expect(tool.description).toContain('at most 12,345 characters');
     expect(tool.description).not.toContain('${');
   });
@@ -182,8 +170,8 @@ describe('Read streams large files', () => {
 
   test('head and tail of a file larger than the line-count limit read only what they return', async () => {
     const counting = countingRuntime();
-    open({ read: { lineCountMaxBytes: 1024 * 1024 } }, counting.runtime);
-    const file = nodePath.join(dir.path, 'big.txt');
+    fx.open({ config: { read: { lineCountMaxBytes: 1024 * 1024 } }, runtime: counting.runtime });
+    const file = nodePath.join(fx.dir, 'big.txt');
     const lines = 200_000;
     fs.writeFileSync(file, LINE.repeat(lines));
     const size = fs.statSync(file).size;
@@ -203,9 +191,9 @@ describe('Read streams large files', () => {
   });
 
   test('under the line-count limit, the total and tail line numbers are exact', async () => {
-    open();
+    fx.open();
     const lines = 50_000;
-    fs.writeFileSync(nodePath.join(dir.path, 'mid.txt'), LINE.repeat(lines));
+    fs.writeFileSync(nodePath.join(fx.dir, 'mid.txt'), LINE.repeat(lines));
     const tail = await read({ path: 'mid.txt', line_offset: -3 });
     expect(tail).toBe(
       [49_998, 49_999, 50_000].map((n) => `${n}\t${LINE.trimEnd()}`).join('\n') + '\n<system>Lines 49998-50000 of 50,000. End of file reached.</system>',
@@ -213,19 +201,19 @@ describe('Read streams large files', () => {
   });
 
   test('a 5 MB line without newlines returns one cut line', async () => {
-    open();
-    fs.writeFileSync(nodePath.join(dir.path, 'one.txt'), 'y'.repeat(5_000_000));
+    fx.open();
+    fs.writeFileSync(nodePath.join(fx.dir, 'one.txt'), 'y'.repeat(5_000_000));
     const out = await read({ path: 'one.txt' });
     expect(out).toBe(`1\t${'y'.repeat(2000)} [...line truncated: 5,000,000 bytes in total]\n<system>Line 1 of 1. End of file reached. Line 1 was longer than 2,000 characters and cut.</system>`);
   });
 
   test('windows agree with a plain split at every chunk boundary', async () => {
-    open({ read: { maxChars: 1_000_000, maxLineChars: 100_000 } });
+    fx.open({ config: { read: { maxChars: 1_000_000, maxLineChars: 100_000 } } });
     // Deterministic pseudo-random line lengths, crossing the 64 KiB read chunks in many places.
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const lines = Array.from({ length: 3000 }, (_, i) => `${i}:` + 'abcdefghij'.repeat(next() % 60));
-    fs.writeFileSync(nodePath.join(dir.path, 'r.txt'), lines.join('\n'));
+    fs.writeFileSync(nodePath.join(fx.dir, 'r.txt'), lines.join('\n'));
     for (let trial = 0; trial < 25; trial++) {
       const offset = (next() % 3100) + 1;
       const count = (next() % 400) + 1;
@@ -242,8 +230,8 @@ describe('Read streams large files', () => {
 
 describe('Read at the edges of a window', () => {
   test('a window that ends on the last line says the end was reached', async () => {
-    open();
-    writeFiles(dir.path, { 'a.txt': 'a\nb\n' });
+    fx.open();
+    writeFiles(fx.dir, { 'a.txt': 'a\nb\n' });
     expect(await read({ path: 'a.txt', n_lines: 2 })).toBe('1\ta\n2\tb\n<system>Lines 1-2 of 2. End of file reached.</system>');
     expect(await read({ path: 'a.txt', line_offset: 2, n_lines: 1 })).toBe('2\tb\n<system>Line 2 of 2. End of file reached.</system>');
   });

@@ -1,8 +1,6 @@
-import { createApp } from '../../../src/scopes/appScope';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { parseRustRegex, RegexSyntaxError, requiredLiterals, toJsRegex, UnsupportedRegexError } from '../../../src/tools/os/grep/rustRegex';
-import { callTool, text } from '../../helpers/agentHarness';
-import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
+import { writeFiles } from '../../helpers/tempDir';
 
 const parse = (pattern: string, caseInsensitive = false, multiline = false) => parseRustRegex(pattern, { caseInsensitive, multiline });
 
@@ -114,7 +112,7 @@ describe('required literals (the byte prefilter)', () => {
 });
 
 describe('the builtin engine agrees with ripgrep on patterns', () => {
-  const dir = useTempDir();
+  const fx = useAgent({ builtins: true });
   const patterns = [
     '\\d+',
     '\\w+@\\w+\\.\\w+',
@@ -144,7 +142,7 @@ describe('the builtin engine agrees with ripgrep on patterns', () => {
   ];
 
   test('every pattern gives the same content and counts with both engines', async () => {
-    writeFiles(dir.path, {
+    writeFiles(fx.dir, {
       'sample.txt': [
         'foo bar baz',
         'foobar barfoo',
@@ -167,13 +165,12 @@ describe('the builtin engine agrees with ripgrep on patterns', () => {
     });
     const results: Record<string, string[]> = { ripgrep: [], builtin: [] };
     for (const engine of ['ripgrep', 'builtin'] as const) {
-      const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
-      const agent = app.createAgent({ cwd: dir.path });
+      fx.open({ config: { grep: { engine } } });
       for (const pattern of patterns) {
-        results[engine]!.push(`${pattern}\n${text(await callTool(agent, 'Grep', { pattern, output_mode: 'content', head_limit: 0 }))}`);
-        results[engine]!.push(`${pattern}\n${text(await callTool(agent, 'Grep', { pattern, output_mode: 'count_matches' }))}`);
+        results[engine]!.push(`${pattern}\n${text(await callTool(fx.agent, 'Grep', { pattern, output_mode: 'content', head_limit: 0 }))}`);
+        results[engine]!.push(`${pattern}\n${text(await callTool(fx.agent, 'Grep', { pattern, output_mode: 'count_matches' }))}`);
       }
-      await app.dispose();
+      await fx.app.dispose();
     }
     expect(results.builtin).toEqual(results.ripgrep);
   });

@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import * as nodePath from 'node:path';
-import { createApp } from '../../../src/scopes/appScope';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
 import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 import { VCS_DIR_NAMES } from '../../../src/tools/os/search/ignoreTree';
-import { callTool, text } from '../../helpers/agentHarness';
+import { callTool, openHarness, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 
 /**
@@ -66,10 +64,9 @@ function rgFiles(root: string, insideRepository: boolean, includeIgnored: boolea
 }
 
 async function globFiles(root: string, includeIgnored: boolean): Promise<string[]> {
-  const app = createApp({ features: builtinFeatures() });
-  const agent = app.createAgent({ cwd: root });
-  const out = text(await callTool(agent, 'Glob', { pattern: '**/*', include_ignored: includeIgnored, limit: 1000 }));
-  await app.dispose();
+  const h = openHarness({ cwd: root, builtins: true });
+  const out = text(await callTool(h.agent, 'Glob', { pattern: '**/*', include_ignored: includeIgnored, limit: 1000 }));
+  await h.dispose();
   return out.split('\n').sort();
 }
 

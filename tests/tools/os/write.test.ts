@@ -1,42 +1,29 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
-import type { Runtime } from '../../../src/services/runtime/runtime';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { fsErrorMessage } from '../../../src/base/fs/fileText';
-import { callTool, text } from '../../helpers/agentHarness';
-import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { fsErrorMessage } from '../../../src/tools/os/write/fileToolShared';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
+import { writeFiles } from '../../helpers/tempDir';
 
-const dir = useTempDir();
-let app: App;
-let agent: Agent;
+const fx = useAgent({ builtins: true });
 
-function open(config: AppConfigInput = {}, runtime?: Runtime): void {
-  app = createApp({ features: builtinFeatures(), config });
-  agent = app.createAgent({ cwd: dir.path, runtime });
-}
-afterEach(() => app?.dispose());
-
-const at = (rel: string) => nodePath.join(dir.path, rel);
+const at = (rel: string) => nodePath.join(fx.dir, rel);
 const contentOf = (rel: string) => fs.readFileSync(at(rel), 'utf8');
 const modeOf = (rel: string) => fs.statSync(at(rel)).mode & 0o777;
 /** Everything in the temp dir, to show no temporary file is left behind. */
-const listing = () => (fs.readdirSync(dir.path, { recursive: true }) as string[]).sort();
+const listing = () => (fs.readdirSync(fx.dir, { recursive: true }) as string[]).sort();
 
 async function write(input: Record<string, unknown>): Promise<{ output: string; isError: boolean }> {
-  const result = await callTool(agent, 'Write', input);
+  const result = await callTool(fx.agent, 'Write', input);
   return { output: text(result), isError: result.isError === true };
 }
 
 async function readFirst(rel: string): Promise<void> {
-  const result = await callTool(agent, 'Read', { path: rel });
+  const result = await callTool(fx.agent, 'Read', { path: rel });
   if (result.isError) throw new Error(text(result));
 }
 
 describe('Write', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('creates a new file and its missing parent directories, and reports the bytes', async () => {
     expect(await write({ path: 'a/b/c.txt', content: 'hello\n' })).toEqual({
@@ -61,7 +48,7 @@ describe('Write', () => {
   });
 
   test('overwrites a file it has read, and says what it replaced', async () => {
-    writeFiles(dir.path, { 'a.txt': '0123456789' });
+    writeFiles(fx.dir, { 'a.txt': '0123456789' });
     await readFirst('a.txt');
     expect(await write({ path: 'a.txt', content: 'new' })).toEqual({ output: 'Wrote 3 bytes to a.txt (replaced the previous 10 bytes).', isError: false });
     expect(contentOf('a.txt')).toBe('new');
@@ -69,7 +56,7 @@ describe('Write', () => {
   });
 
   test('append adds the content at the end with no separator', async () => {
-    writeFiles(dir.path, { 'log.txt': 'one\n' });
+    writeFiles(fx.dir, { 'log.txt': 'one\n' });
     await readFirst('log.txt');
     expect((await write({ path: 'log.txt', content: 'two', mode: 'append' })).output).toBe('Appended 3 bytes to log.txt (the file is now 7 bytes).');
     expect((await write({ path: 'log.txt', content: '\nthree\n', mode: 'append' })).output).toBe('Appended 7 bytes to log.txt (the file is now 14 bytes).');
@@ -91,7 +78,7 @@ describe('Write', () => {
   });
 
   test('keeps the mode of an existing file (overwrite and append); a new file gets the default mode', async () => {
-    writeFiles(dir.path, { 'run.sh': '#!/bin/sh\n', 'secret.txt': 'x' });
+    writeFiles(fx.dir, { 'run.sh': '#!/bin/sh\n', 'secret.txt': 'x' });
     fs.chmodSync(at('run.sh'), 0o755);
     fs.chmodSync(at('secret.txt'), 0o600);
     await readFirst('run.sh');
@@ -105,7 +92,7 @@ describe('Write', () => {
   });
 
   test('writes through a symlink to its target and keeps the link', async () => {
-    writeFiles(dir.path, { 'real.txt': 'old' });
+    writeFiles(fx.dir, { 'real.txt': 'old' });
     fs.symlinkSync(at('real.txt'), at('link.txt'));
     await readFirst('link.txt');
     expect((await write({ path: 'link.txt', content: 'new' })).output).toBe('Wrote 3 bytes to link.txt (replaced the previous 3 bytes).');
@@ -121,7 +108,7 @@ describe('Write', () => {
 });
 
 describe('Write errors', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test.each<[string, Record<string, string>, string, string]>([
     ['a directory', { 'src/a.ts': '' }, 'src', '"src" is a directory. Write writes files: give the path of a file.'],
@@ -130,7 +117,7 @@ describe('Write errors', () => {
     ['a secret', {}, '.env', '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.'],
     ['a relative path that leaves the workspace', {}, '../x.txt', '"../x.txt" is not an absolute path. You must provide an absolute path to write or edit a file outside the working directory.'],
   ])('%s', async (_name, files, path, message) => {
-    writeFiles(dir.path, files);
+    writeFiles(fx.dir, files);
     const before = listing();
     expect(await write({ path, content: 'data' })).toEqual({ output: message, isError: true });
     expect(listing()).toEqual(before);
@@ -153,12 +140,12 @@ test.each<[string | undefined, string]>([
 });
 
 describe('Write resolution', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('declares a write of the canonical path, a path rule, and a bounded file_io display', async () => {
-    writeFiles(dir.path, { 'src/a.ts': 'x' });
+    writeFiles(fx.dir, { 'src/a.ts': 'x' });
     fs.symlinkSync(at('src/a.ts'), at('alias.ts'));
-    const tool = agent.registry.get('Write')!.tool;
+    const tool = fx.agent.registry.get('Write')!.tool;
     const execution = await tool.resolveExecution({ path: 'alias.ts', content: 'abc' } as never);
     if (execution.isError) throw new Error('unexpected');
     const canonical = at('src/a.ts');
@@ -182,7 +169,7 @@ describe('Write resolution', () => {
   });
 
   test('the description tells the model when to use Edit and about the read-first rule', () => {
-    const description = agent.registry.get('Write')!.tool.description;
+    const description = fx.agent.registry.get('Write')!.tool.description;
     expect(description).toContain('To change part of an existing file, use Edit');
     expect(description).toContain('this agent must have read it with Read');
     expect(description).toContain('New files are never blocked');

@@ -1,49 +1,30 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { type Agent } from '../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../src/scopes/appScope';
-import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IAgentTaskService } from '../../../src/tools/task/contract';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import type { RunnableToolExecution, ToolResult, ToolUpdate } from '../../../src/tool/contract';
-import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
-import { callTool, text } from '../../helpers/agentHarness';
-import { isAlive, waitUntil } from '../../helpers/processes';
-import { makeTempDir, removeDir, useTempDir } from '../../helpers/tempDir';
+import { callTool, text, useAgent } from '../../helpers/agentHarness';
+import { waitFor } from '../../helpers/async';
+import { isAlive } from '../../helpers/processes';
 
-const dir = useTempDir();
-let dataDir: string;
-let app: App;
-let agent: Agent;
-
-function open(config: AppConfigInput = {}): void {
-  app = createApp({ features: builtinFeatures(), config });
-  agent = app.createAgent({ cwd: dir.path, dataDir });
-}
-beforeEach(() => {
-  dataDir = makeTempDir('toolhost-data-');
-});
-afterEach(async () => {
-  await app?.dispose();
-  removeDir(dataDir);
-});
+const fx = useAgent({ builtins: true, tempDataDir: true });
 
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
 /** Starts a background task through Bash and returns its id. */
 async function start(command: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const result = await callTool(agent, 'Bash', { command, run_in_background: true, ...extra });
+  const result = await callTool(fx.agent, 'Bash', { command, run_in_background: true, ...extra });
   expect(result.isError).toBeUndefined();
   return /^task_id: (bash-[0-9a-z]{8})$/m.exec(text(result))![1]!;
 }
 
 function tasks() {
-  return agent.get(IAgentTaskService);
+  return fx.agent.get(IAgentTaskService);
 }
 
 async function call(name: string, input: Record<string, unknown>, onUpdate?: (u: ToolUpdate) => void, signal?: AbortSignal): Promise<ToolResult> {
-  if (!onUpdate && !signal) return callTool(agent, name, input);
-  const execution = agent.registry.get(name)!.tool.resolveExecution(input as never) as RunnableToolExecution;
+  if (!onUpdate && !signal) return callTool(fx.agent, name, input);
+  const execution = fx.agent.registry.get(name)!.tool.resolveExecution(input as never) as RunnableToolExecution;
   return execution.execute({ toolCallId: 'c', signal: signal ?? new AbortController().signal, onUpdate: onUpdate ?? (() => undefined), metadata: {} });
 }
 
@@ -55,18 +36,18 @@ async function waitDone(id: string): Promise<void> {
 /** Polls TaskOutput until the task has printed `what`. */
 async function outputOf(id: string, what: RegExp): Promise<string> {
   let out = '';
-  await waitUntil(async () => {
+  await waitFor(async () => {
     out = text(await call('TaskOutput', { task_id: id }));
     return what.test(out);
-  }, `task ${id} printed ${what}`);
+  }, { what: `task ${id} to print ${what}` });
   return out;
 }
 
 describe('Bash run_in_background', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('starts the command as a task and returns its id at once', async () => {
-    const result = await callTool(agent, 'Bash', { command: 'echo started; sleep 1000', run_in_background: true, description: 'A long sleep' });
+    const result = await callTool(fx.agent, 'Bash', { command: 'echo started; sleep 1000', run_in_background: true, description: 'A long sleep' });
     const output = text(result);
     const id = /task_id: (\S+)/.exec(output)![1]!;
     const task = tasks().get(id)!;
@@ -76,9 +57,9 @@ describe('Bash run_in_background', () => {
         'status: running',
         `pid: ${task.pid}`,
         'description: A long sleep',
-        `cwd: ${dir.path}`,
+        `cwd: ${fx.dir}`,
         'timeout: none (runs until it exits or is stopped)',
-        `output_path: ${nodePath.join(dataDir, 'tasks', `${id}.log`)}`,
+        `output_path: ${nodePath.join(fx.dataDir, 'tasks', `${id}.log`)}`,
         `<system>The command is running in the background. Read its output with TaskOutput(task_id="${id}"), wait for it with WaitFor, stop it with TaskStop. It is stopped when this agent ends.</system>`,
       ].join('\n'),
     );
@@ -87,8 +68,8 @@ describe('Bash run_in_background', () => {
   });
 
   test('its accesses add a write of the task list', () => {
-    const execution = agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', run_in_background: true } as never) as RunnableToolExecution;
-    expect(execution.accesses).toEqual([ToolAccesses.readTree(dir.path), ToolAccesses.process(), ToolAccesses.writeState('tasks')]);
+    const execution = fx.agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', run_in_background: true } as never) as RunnableToolExecution;
+    expect(execution.accesses).toEqual([ToolAccesses.readTree(fx.dir), ToolAccesses.process(), ToolAccesses.writeState('tasks')]);
   });
 
   test('a task with a timeout is stopped when it passes', async () => {
@@ -99,7 +80,7 @@ describe('Bash run_in_background', () => {
 });
 
 describe('TaskList', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('lists tasks with status, command, ISO start time and exit code', async () => {
     expect(text(await call('TaskList', {}))).toBe('No background tasks. Start one with Bash and run_in_background: true.');
@@ -126,15 +107,15 @@ describe('TaskList', () => {
   });
 
   test('declares a read of the task state only', () => {
-    const execution = agent.registry.get('TaskList')!.tool.resolveExecution({} as never) as RunnableToolExecution;
+    const execution = fx.agent.registry.get('TaskList')!.tool.resolveExecution({} as never) as RunnableToolExecution;
     expect(execution.accesses).toEqual([ToolAccesses.readState('tasks')]);
-    expect(ToolAccesses.conflict(execution.accesses!, [ToolAccesses.readTree(dir.path)])).toBe(false);
+    expect(ToolAccesses.conflict(execution.accesses!, [ToolAccesses.readTree(fx.dir)])).toBe(false);
     expect(ToolAccesses.isReadOnly(execution.accesses!)).toBe(true);
   });
 });
 
 describe('TaskOutput', () => {
-  beforeEach(() => open({ tasks: { outputChars: 1000 } }));
+  beforeEach(() => fx.open({ config: { tasks: { outputChars: 1000 } } }));
 
   test('returns the latest output by default, the last lines, or pages from an offset', async () => {
     const id = await start('seq 1 1000');
@@ -182,8 +163,8 @@ describe('TaskOutput', () => {
 
   test('offset and tail_lines together, and unknown ids, are errors', async () => {
     const id = await start('true');
-    expect(await callTool(agent, 'TaskOutput', { task_id: id, offset: 0, tail_lines: 2 })).toMatchObject({ isError: true, output: expect.stringContaining('Pass either offset or tail_lines') });
-    expect(await callTool(agent, 'TaskOutput', { task_id: 'bash-nope' })).toEqual({
+    expect(await callTool(fx.agent, 'TaskOutput', { task_id: id, offset: 0, tail_lines: 2 })).toMatchObject({ isError: true, output: expect.stringContaining('Pass either offset or tail_lines') });
+    expect(await callTool(fx.agent, 'TaskOutput', { task_id: 'bash-nope' })).toEqual({
       isError: true,
       output: `Task not found: "bash-nope". Its tasks are: ${id}. TaskList lists them.`,
     });
@@ -191,7 +172,7 @@ describe('TaskOutput', () => {
 
   test('declares a read of that task only', async () => {
     const id = await start('true');
-    const execution = agent.registry.get('TaskOutput')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
+    const execution = fx.agent.registry.get('TaskOutput')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
     expect(execution.accesses).toEqual([ToolAccesses.readState(`tasks/${id}`)]);
     expect(execution.display).toEqual({ kind: 'task', task_id: id, status: expect.any(String), description: 'true', task_kind: 'process' });
     expect(execution.approvalRule).toBe(`TaskOutput(${id})`);
@@ -199,7 +180,7 @@ describe('TaskOutput', () => {
 });
 
 describe('TaskStop', () => {
-  beforeEach(() => open({ bash: { killGraceMs: 500 } }));
+  beforeEach(() => fx.open({ config: { bash: { killGraceMs: 500 } } }));
 
   test('kills the whole process group of the task', async () => {
     const id = await start('sleep 1000 & echo $!; wait');
@@ -233,17 +214,17 @@ describe('TaskStop', () => {
 
   test('declares a write of that task and shows a task_stop display', async () => {
     const id = await start('sleep 1000', { description: 'Sleeper' });
-    const execution = agent.registry.get('TaskStop')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
+    const execution = fx.agent.registry.get('TaskStop')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
     expect(execution.accesses).toEqual([ToolAccesses.writeState(`tasks/${id}`), ToolAccesses.process()]);
     expect(execution.display).toEqual({ kind: 'task_stop', task_id: id, task_description: 'Sleeper' });
-    const output = agent.registry.get('TaskOutput')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
+    const output = fx.agent.registry.get('TaskOutput')!.tool.resolveExecution({ task_id: id } as never) as RunnableToolExecution;
     expect(ToolAccesses.conflict(execution.accesses!, output.accesses!)).toBe(true);
     expect(ToolAccesses.conflict(execution.accesses!, [ToolAccesses.readState('tasks/bash-other123')])).toBe(false);
   });
 });
 
 describe('WaitFor', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('mode any returns when the first task ends and reports every task', async () => {
     const quick = await start('echo quick-done');
@@ -293,31 +274,31 @@ describe('WaitFor', () => {
   });
 
   test('unknown ids and a timeout above the maximum are errors', async () => {
-    expect(await callTool(agent, 'WaitFor', { task_ids: ['bash-missing1'] })).toEqual({
+    expect(await callTool(fx.agent, 'WaitFor', { task_ids: ['bash-missing1'] })).toEqual({
       isError: true,
       output: 'Task not found: "bash-missing1". This agent has no background tasks. TaskList lists them.',
     });
-    expect(text(await callTool(agent, 'WaitFor', { timeout: 601 }))).toBe(
+    expect(text(await callTool(fx.agent, 'WaitFor', { timeout: 601 }))).toBe(
       'timeout must be a whole number of seconds from 1 to 600; got 601. To wait longer, call WaitFor again after it returns.',
     );
-    expect(agent.registry.get('WaitFor')!.tool.parameters).toMatchObject({ properties: { timeout: { maximum: 600 } } });
+    expect(fx.agent.registry.get('WaitFor')!.tool.parameters).toMatchObject({ properties: { timeout: { maximum: 600 } } });
   });
 
   test('declares reads of task state', async () => {
     const id = await start('sleep 1000');
-    const one = agent.registry.get('WaitFor')!.tool.resolveExecution({ task_ids: [id] } as never) as RunnableToolExecution;
+    const one = fx.agent.registry.get('WaitFor')!.tool.resolveExecution({ task_ids: [id] } as never) as RunnableToolExecution;
     expect(one.accesses).toEqual([ToolAccesses.readState(`tasks/${id}`)]);
-    const all = agent.registry.get('WaitFor')!.tool.resolveExecution({} as never) as RunnableToolExecution;
+    const all = fx.agent.registry.get('WaitFor')!.tool.resolveExecution({} as never) as RunnableToolExecution;
     expect(all.accesses).toEqual([ToolAccesses.readState('tasks')]);
   });
 });
 
 describe('the task service', () => {
   test('caps running tasks with a clear error, and frees the slot when one ends', async () => {
-    open({ tasks: { maxRunning: 2 } });
+    fx.open({ config: { tasks: { maxRunning: 2 } } });
     const first = await start('sleep 1000');
     await start('sleep 1000');
-    const refused = await callTool(agent, 'Bash', { command: 'sleep 1000', run_in_background: true });
+    const refused = await callTool(fx.agent, 'Bash', { command: 'sleep 1000', run_in_background: true });
     expect(refused).toEqual({
       isError: true,
       output:
@@ -328,20 +309,20 @@ describe('the task service', () => {
   });
 
   test('stops every task, process groups included, when the agent is disposed', async () => {
-    open();
+    fx.open();
     const id = await start('sleep 1000 & echo $!; wait');
     const grandchild = Number(/\[output\]\n(\d+)/.exec(await outputOf(id, /\[output\]\n\d+\n/))![1]);
     const shell = tasks().get(id)!.pid!;
     const service = tasks();
-    await agent.dispose();
+    await fx.agent.dispose();
     expect(service.get(id)).toMatchObject({ status: 'killed', stopReason: 'The agent ended' });
     expect(isAlive(shell)).toBe(false);
     expect(isAlive(grandchild)).toBe(false);
-    expect(() => service.startProcess({ command: 'true', cwd: dir.path, description: 'x', env: process.env })).toThrow('The agent has ended');
+    expect(() => service.startProcess({ command: 'true', cwd: fx.dir, description: 'x', env: process.env })).toThrow('The agent has ended');
   });
 
   test('keeps the whole output in its log file, in arrival order', async () => {
-    open();
+    fx.open();
     const id = await start('echo out; sleep 0.2; echo err >&2; sleep 0.2; echo out2');
     await waitDone(id);
     const task = tasks().get(id)!;
@@ -350,13 +331,13 @@ describe('the task service', () => {
   });
 
   test('a task whose cwd vanished reports it', async () => {
-    open();
-    fs.mkdirSync(nodePath.join(dir.path, 'gone'));
-    const execution = agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', cwd: 'gone', run_in_background: true } as never) as RunnableToolExecution;
-    fs.rmdirSync(nodePath.join(dir.path, 'gone'));
+    fx.open();
+    fs.mkdirSync(nodePath.join(fx.dir, 'gone'));
+    const execution = fx.agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', cwd: 'gone', run_in_background: true } as never) as RunnableToolExecution;
+    fs.rmdirSync(nodePath.join(fx.dir, 'gone'));
     expect(await execution.execute({ toolCallId: 'c', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} })).toEqual({
       isError: true,
-      output: `The working directory "${dir.path}/gone" does not exist. Create it first, or pass an existing directory as cwd.`,
+      output: `The working directory "${fx.dir}/gone" does not exist. Create it first, or pass an existing directory as cwd.`,
     });
   });
 });

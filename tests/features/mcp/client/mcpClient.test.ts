@@ -3,23 +3,15 @@ import * as nodePath from 'node:path';
 import { IAgentMcpService } from '../../../../src/features/mcp/client/agentMcp';
 import type { ToolProgressEvent } from '../../../../src/services/executor/toolExecutor';
 import { IAgentToolRegistryService } from '../../../../src/services/toolRegistry/toolRegistry';
-import { fixtureServer, isProcessAlive, type McpClientHarness, openMcpClientHarness, textOf, waitFor } from '../../../helpers/mcp';
-import { useTempDir } from '../../../helpers/tempDir';
+import { useAgent } from '../../../helpers/agentHarness';
+import { waitFor } from '../../../helpers/async';
+import { type McpClientHarness, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
+import { fixtureServer } from '../../../helpers/mcpFixtureServer';
+import { isAlive } from '../../../helpers/processes';
 
 jest.setTimeout(60_000);
 
-const dir = useTempDir('toolhost-mcp-');
-let harness: McpClientHarness | undefined;
-
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
-
-function open(...args: Parameters<typeof openMcpClientHarness>): McpClientHarness {
-  harness = openMcpClientHarness(...args);
-  return harness;
-}
+const fx = useAgent({ prefix: 'toolhost-mcp-' });
 
 function mcpNames(h: McpClientHarness): string[] {
   return h.agent.registry
@@ -48,7 +40,7 @@ const FIXTURE_TOOLS = [
 
 describe('a stdio MCP server as a tool source', () => {
   test("registers a ready server's tools under qualified names, source mcp, owner mcp:<server>", async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     expect(mcpNames(h)).toEqual(FIXTURE_TOOLS.map((t) => `mcp__fx__${t}`));
     const echo = h.agent.registry.get('mcp__fx__echo')!;
@@ -66,7 +58,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('calls go through the executor to the server under the original name', async () => {
-    const h = open({ cwd: dir.path, servers: { 'my server': fixtureServer({ extraTools: ['do.thing'] }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { 'my server': fixtureServer({ extraTools: ['do.thing'] }) } }));
     await h.serverState('my server', 'ready');
     const result = await h.call('mcp__my_server__do_thing', { text: 'x' });
     expect(result).toMatchObject({ name: 'mcp__my_server__do_thing', output: 'do.thing: x', isError: false, outcome: 'executed' });
@@ -74,7 +66,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('arguments are validated (and losslessly coerced) against the server schema like any tool', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     expect(await h.call('mcp__fx__echo', {})).toMatchObject({
       output: 'Invalid args for tool "mcp__fx__echo": missing required property "text"',
@@ -85,7 +77,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('results: images, audio, resources, structured content, isError and a throwing handler', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     const [image, audio, resource, structured, failed, thrown] = await h.agent.executor.execute([
       { id: '1', name: 'mcp__fx__image', arguments: '{}' },
@@ -114,7 +106,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('resolveExecution: accesses from readOnlyHint, the qualified name as approval rule, a generic display', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     const echo = await h.agent.registry.get('mcp__fx__echo')!.tool.resolveExecution({ text: 'a' } as never);
     const add = await h.agent.registry.get('mcp__fx__add')!.tool.resolveExecution({ a: 1, b: 2 } as never);
@@ -130,7 +122,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('MCP calls need approval: with no host and no rule they are denied with a rule to add', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() }, config: { approval: { allow: [] } } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() }, config: { approval: { allow: [] } } }));
     await h.serverState('fx', 'ready');
     const result = await h.call('mcp__fx__echo', { text: 'a' });
     expect(result.outcome).toBe('denied');
@@ -138,8 +130,8 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('an agent created while a server is still starting gets its tools later, through registry events', async () => {
-    const gate = nodePath.join(dir.path, 'release-slow');
-    const h = open({ cwd: dir.path, servers: { fast: fixtureServer({ extraTools: ['ping'], onlyMany: true }), slow: fixtureServer({ waitForFile: gate }) } });
+    const gate = nodePath.join(fx.dir, 'release-slow');
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fast: fixtureServer({ extraTools: ['ping'], onlyMany: true }), slow: fixtureServer({ waitForFile: gate }) } }));
     const added: string[] = [];
     h.agent.registry.onDidChange((change) => added.push(...change.added));
     // Creating the App and the agent did not wait for either server.
@@ -160,30 +152,30 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('an agent created after the server is ready has its tools at once; each agent owns its registrations', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
-    const second = h.app.createAgent({ cwd: dir.path });
+    const second = h.app.createAgent({ cwd: fx.dir });
     expect(second.get(IAgentToolRegistryService).has('mcp__fx__echo')).toBe(true);
     const pid = Number(textOf((await h.call('mcp__fx__pid', {})).output));
     await h.agent.dispose();
     // The other agent and the shared connection are unaffected.
     const [result] = await second.executor.execute([{ id: 'a', name: 'mcp__fx__echo', arguments: '{"text":"still here"}' }]);
     expect(result!.output).toBe('echo: still here');
-    expect(isProcessAlive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     await second.dispose();
     expect(h.manager.server('fx')!.state).toBe('ready');
   });
 
   test('notifications/tools/list_changed refreshes the tools: added and removed', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     const changes: Array<{ added: readonly string[]; removed: readonly string[] }> = [];
     h.agent.get(IAgentMcpService).onDidChangeTools((c) => changes.push(c));
     expect(await h.call('mcp__fx__add_tool', { name: 'fresh' })).toMatchObject({ output: 'added fresh' });
-    await waitFor(() => h.agent.registry.has('mcp__fx__fresh'), 'the new tool');
+    await waitFor(() => h.agent.registry.has('mcp__fx__fresh'), { what: 'the new tool' });
     expect(await h.call('mcp__fx__fresh', { text: 'new' })).toMatchObject({ output: 'fresh: new' });
     expect(await h.call('mcp__fx__remove_tool', { name: 'fresh' })).toMatchObject({ output: 'removed fresh' });
-    await waitFor(() => !h.agent.registry.has('mcp__fx__fresh'), 'the tool to go');
+    await waitFor(() => !h.agent.registry.has('mcp__fx__fresh'), { what: 'the tool to go' });
     expect(changes).toEqual([
       { added: ['mcp__fx__fresh'], removed: [] },
       { added: [], removed: ['mcp__fx__fresh'] },
@@ -194,7 +186,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('progress notifications arrive as tool progress and keep a call alive past timeoutMs', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({}, { timeoutMs: 1_000 }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({}, { timeoutMs: 1_000 }) } }));
     await h.serverState('fx', 'ready');
     const progress: ToolProgressEvent[] = [];
     h.agent.executor.onToolProgress((e) => progress.push(e));
@@ -209,7 +201,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('a call with no answer and no progress times out after timeoutMs, and the server is told to cancel', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({}, { timeoutMs: 400 }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({}, { timeoutMs: 400 }) } }));
     await h.serverState('fx', 'ready');
     expect(await h.call('mcp__fx__hang', {})).toMatchObject({
       output:
@@ -225,7 +217,7 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test("the batch's abort signal cancels the request on the server", async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     const controller = new AbortController();
     h.agent.executor.onToolProgress(() => controller.abort());
@@ -240,14 +232,14 @@ describe('a stdio MCP server as a tool source', () => {
   });
 
   test('configured deferred: the tools are registered with disclosure deferred', async () => {
-    const h = open({ cwd: dir.path, servers: { lazy: fixtureServer({ extraTools: ['t1'], onlyMany: true }, { deferred: true }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { lazy: fixtureServer({ extraTools: ['t1'], onlyMany: true }, { deferred: true }) } }));
     await h.serverState('lazy', 'ready');
     expect(h.agent.registry.get('mcp__lazy__t1')).toMatchObject({ source: 'mcp', disclosure: 'deferred', owner: 'mcp:lazy' });
     expect(h.agent.get(IAgentMcpService).tools.map((t) => [t.qualifiedName, t.disclosure])).toEqual([['mcp__lazy__t1', 'deferred']]);
   });
 
   test('a disabled server is not started; calling its tools says so', async () => {
-    const h = open({ cwd: dir.path, servers: { off: fixtureServer({}, { enabled: false }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { off: fixtureServer({}, { enabled: false }) } }));
     expect(h.manager.server('off')).toMatchObject({ state: 'disabled', tools: [] });
     expect(h.manager.pidOf('off')).toBeUndefined();
     expect((await h.call('mcp__off__echo', { text: 'a' })).output).toBe(
@@ -258,7 +250,7 @@ describe('a stdio MCP server as a tool source', () => {
 
 describe('tool descriptions and names from the server', () => {
   test('a long description is cut with a marker; a missing one falls back to the title, then to a sentence', async () => {
-    const h = open({ cwd: dir.path, servers: { odd: fixtureServer({ onlyMany: true, oddTools: true }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { odd: fixtureServer({ onlyMany: true, oddTools: true }) } }));
     await h.serverState('odd', 'ready');
     const verbose = h.agent.registry.get('mcp__odd__verbose')!.tool.description;
     expect(verbose).toHaveLength(2048);
@@ -279,7 +271,7 @@ describe('tool descriptions and names from the server', () => {
 
 describe('tool policy', () => {
   test('tools the policy excludes are not registered, and come back when the policy changes', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() }, config: { tools: { disabled: ['mcp__fx__e*', 'mcp__fx__add'] } } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() }, config: { tools: { disabled: ['mcp__fx__e*', 'mcp__fx__add'] } } }));
     await h.serverState('fx', 'ready');
     expect(mcpNames(h)).toEqual(FIXTURE_TOOLS.filter((t) => t !== 'echo' && t !== 'add').map((t) => `mcp__fx__${t}`));
     expect(await h.call('mcp__fx__echo', { text: 'a' })).toMatchObject({
@@ -292,7 +284,7 @@ describe('tool policy', () => {
   });
 
   test('a profile allowlist with an MCP glob admits only matching tools', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() }, config: { profile: 'narrow', profiles: { narrow: { tools: ['mcp__fx__ec*', 'Read'] } } } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() }, config: { profile: 'narrow', profiles: { narrow: { tools: ['mcp__fx__ec*', 'Read'] } } } }));
     await h.serverState('fx', 'ready');
     expect(mcpNames(h)).toEqual(['mcp__fx__echo']);
   });
@@ -300,7 +292,7 @@ describe('tool policy', () => {
 
 describe('collisions', () => {
   test('same_server: the later of two tools with the same qualified name is dropped and reported', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({ onlyMany: true, extraTools: ['x.y', 'x_y', 'z'] }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({ onlyMany: true, extraTools: ['x.y', 'x_y', 'z'] }) } }));
     await h.serverState('fx', 'ready');
     expect(mcpNames(h)).toEqual(['mcp__fx__x_y', 'mcp__fx__z']);
     expect(await h.call('mcp__fx__x_y', { text: 't' })).toMatchObject({ output: 'x.y: t' });
@@ -318,15 +310,15 @@ describe('collisions', () => {
   });
 
   test('other_server: the server whose name sorts first wins, whichever connected first', async () => {
-    const gate = nodePath.join(dir.path, 'release');
+    const gate = nodePath.join(fx.dir, 'release');
     // "a.b" and "a_b" both become mcp__a_b__…; "a.b" sorts first but is held back until "a_b" is ready.
-    const h = open({
-      cwd: dir.path,
+    const h = fx.use(openMcpClientHarness({
+      cwd: fx.dir,
       servers: {
         'a.b': fixtureServer({ onlyMany: true, extraTools: ['t'], waitForFile: gate }),
         a_b: fixtureServer({ onlyMany: true, extraTools: ['t', 'only_here'] }),
       },
-    });
+    }));
     await h.serverState('a_b', 'ready');
     expect(h.agent.registry.get('mcp__a_b__t')!.owner).toBe('mcp:a_b');
     fs.writeFileSync(gate, '');
@@ -338,12 +330,12 @@ describe('collisions', () => {
     ]);
     // When the winner goes, the other server's tool takes the name.
     h.app.config.update({ mcpServers: { a_b: fixtureServer({ onlyMany: true, extraTools: ['t', 'only_here'] }) } });
-    await waitFor(() => h.agent.registry.get('mcp__a_b__t')?.owner === 'mcp:a_b', 'the name to pass to a_b');
+    await waitFor(() => h.agent.registry.get('mcp__a_b__t')?.owner === 'mcp:a_b', { what: 'the name to pass to a_b' });
   });
 
   test('other_source: a name held by another tool source is reported, and taken when it is released', async () => {
-    const gate = nodePath.join(dir.path, 'release');
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({ onlyMany: true, extraTools: ['t'], waitForFile: gate }) } });
+    const gate = nodePath.join(fx.dir, 'release');
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({ onlyMany: true, extraTools: ['t'], waitForFile: gate }) } }));
     const squatter = { name: 'mcp__fx__t', description: 'A user tool', parameters: { type: 'object' }, resolveExecution: () => ({ isError: true as const, output: 'user' }) };
     const held = h.agent.registry.register(squatter, { source: 'user', owner: 'user' });
     fs.writeFileSync(gate, '');
@@ -360,7 +352,7 @@ describe('collisions', () => {
 
 describe('invalid schemas', () => {
   test('a schema Ajv cannot compile: that tool is left out with a warning; the others work', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     expect(h.agent.registry.has('mcp__fx__bad_schema')).toBe(false);
     expect(h.warnings).toEqual([

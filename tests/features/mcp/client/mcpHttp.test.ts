@@ -1,17 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ToolProgressEvent } from '../../../../src/services/executor/toolExecutor';
-import { FIXTURE_SERVER, type FixtureOptions, type McpClientHarness, openMcpClientHarness, textOf } from '../../../helpers/mcp';
-import { useTempDir } from '../../../helpers/tempDir';
+import { useAgent } from '../../../helpers/agentHarness';
+import { openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
+import { FIXTURE_SERVER, type FixtureOptions } from '../../../helpers/mcpFixtureServer';
 
 jest.setTimeout(60_000);
 
-const dir = useTempDir('toolhost-mcp-http-');
-let harness: McpClientHarness | undefined;
+const fx = useAgent({ prefix: 'toolhost-mcp-http-' });
 let server: ChildProcess | undefined;
 
+// After the fixture's afterEach has disposed the App.
 afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
   server?.kill('SIGKILL');
   server = undefined;
 });
@@ -36,7 +35,7 @@ describe('a Streamable HTTP MCP server', () => {
   test('connects with headers (expanded from the environment), registers its tools, and calls work', async () => {
     const url = await startHttpFixture({ requireToken: 's3cret' });
     process.env.TOOLHOST_TEST_MCP_TOKEN = 's3cret';
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { web: { url, headers: { Authorization: 'Bearer ${TOOLHOST_TEST_MCP_TOKEN}' } } } }));
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { web: { url, headers: { Authorization: 'Bearer ${TOOLHOST_TEST_MCP_TOKEN}' } } } }));
     await h.serverState('web', 'ready');
     expect(h.manager.server('web')).toMatchObject({ transport: 'http', state: 'ready' });
     expect(h.agent.registry.get('mcp__web__echo')).toMatchObject({ source: 'mcp', owner: 'mcp:web' });
@@ -52,7 +51,7 @@ describe('a Streamable HTTP MCP server', () => {
 
   test('a refused connection (401) fails to start with a warning', async () => {
     const url = await startHttpFixture({ requireToken: 's3cret' });
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { web: { url, headers: { Authorization: 'Bearer wrong' } } } }));
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { web: { url, headers: { Authorization: 'Bearer wrong' } } } }));
     await h.serverState('web', 'failed');
     expect(h.warnings).toHaveLength(1);
     expect(h.warnings[0]!.message).toBe(
@@ -64,14 +63,14 @@ describe('a Streamable HTTP MCP server', () => {
     const url = await startHttpFixture();
     server!.kill('SIGKILL');
     await new Promise((resolve) => server!.once('exit', resolve));
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { web: { url } } }));
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { web: { url } } }));
     await h.serverState('web', 'failed');
     expect(h.warnings[0]!.message).toMatch(/^MCP server "web" failed to start: fetch failed \(.*ECONNREFUSED.*\)\. Its tools are unavailable\.$/);
   });
 
   test('a server that goes away: the next call gets a clear error, its tools leave, a warning says so', async () => {
     const url = await startHttpFixture();
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { web: { url } } }));
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { web: { url } } }));
     await h.serverState('web', 'ready');
     server!.kill('SIGKILL');
     await new Promise((resolve) => server!.once('exit', resolve));

@@ -4,23 +4,15 @@ import { createApp } from '../../../../src/scopes/appScope';
 import { IMcpConnectionManager } from '../../../../src/features/mcp/client/mcpConnections';
 import type { McpConnectionManager } from '../../../../src/features/mcp/client/mcpConnectionManager';
 import { createMcpFeature } from '../../../../src/features/mcp/mcpFeature';
-import { FIXTURE_SERVER, fixtureServer, isProcessAlive, type McpClientHarness, openMcpClientHarness, textOf, waitFor } from '../../../helpers/mcp';
-import { useTempDir } from '../../../helpers/tempDir';
+import { useAgent } from '../../../helpers/agentHarness';
+import { waitFor } from '../../../helpers/async';
+import { type McpClientHarness, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
+import { FIXTURE_SERVER, fixtureServer } from '../../../helpers/mcpFixtureServer';
+import { isAlive } from '../../../helpers/processes';
 
 jest.setTimeout(60_000);
 
-const dir = useTempDir('toolhost-mcp-');
-let harness: McpClientHarness | undefined;
-
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
-
-function open(...args: Parameters<typeof openMcpClientHarness>): McpClientHarness {
-  harness = openMcpClientHarness(...args);
-  return harness;
-}
+const fx = useAgent({ prefix: 'toolhost-mcp-' });
 
 function mcpNames(h: McpClientHarness, server: string): string[] {
   return h.agent.registry
@@ -40,7 +32,7 @@ async function pidOf(h: McpClientHarness, server: string): Promise<number> {
 
 describe('servers that fail or stop', () => {
   test('a server that exits before initialize: a warning with its exit code and stderr; the others are unaffected', async () => {
-    const h = open({ cwd: dir.path, servers: { bad: fixtureServer({ exitAtStart: 2 }), good: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { bad: fixtureServer({ exitAtStart: 2 }), good: fixtureServer() } }));
     await h.serverState('bad', 'failed');
     await h.serverState('good', 'ready');
     const expected =
@@ -55,7 +47,7 @@ describe('servers that fail or stop', () => {
   });
 
   test('a command that does not exist', async () => {
-    const h = open({ cwd: dir.path, servers: { nope: { command: '/nonexistent/toolhost-mcp-server' } } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { nope: { command: '/nonexistent/toolhost-mcp-server' } } }));
     await h.serverState('nope', 'failed');
     expect(serverWarnings(h).map((w) => w.message)).toEqual([
       'MCP server "nope" failed to start: the command "/nonexistent/toolhost-mcp-server" was not found (ENOENT); check "command" and PATH. Its tools are unavailable.',
@@ -64,7 +56,7 @@ describe('servers that fail or stop', () => {
 
   test('an unset environment variable in the config', async () => {
     delete process.env.TOOLHOST_TEST_UNSET_VARIABLE;
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({}, { env: { TOKEN: '${TOOLHOST_TEST_UNSET_VARIABLE}' } }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({}, { env: { TOKEN: '${TOOLHOST_TEST_UNSET_VARIABLE}' } }) } }));
     await h.serverState('fx', 'failed');
     expect(h.manager.server('fx')!.error).toBe(
       'mcpServers.fx.env.TOKEN uses ${TOOLHOST_TEST_UNSET_VARIABLE}, but the environment variable TOOLHOST_TEST_UNSET_VARIABLE is not set',
@@ -72,19 +64,19 @@ describe('servers that fail or stop', () => {
   });
 
   test('a server that does not finish starting within startupTimeoutMs fails, and its process is ended', async () => {
-    const gate = nodePath.join(dir.path, 'never');
-    const h = open({ cwd: dir.path, servers: { stuck: fixtureServer({ waitForFile: gate }, { startupTimeoutMs: 500 }) } });
-    await waitFor(() => h.manager.pidOf('stuck'), 'the process');
+    const gate = nodePath.join(fx.dir, 'never');
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { stuck: fixtureServer({ waitForFile: gate }, { startupTimeoutMs: 500 }) } }));
+    await waitFor(() => h.manager.pidOf('stuck'), { what: 'the process' });
     const pid = h.manager.pidOf('stuck')!;
     await h.serverState('stuck', 'failed');
     expect(serverWarnings(h).map((w) => w.message)).toEqual([
       'MCP server "stuck" failed to start: it did not finish starting within 500 ms (mcpServers.stuck.startupTimeoutMs). Its tools are unavailable.',
     ]);
-    expect(isProcessAlive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   test('a server that crashes during a call: a clear error, a warning, its tools leave, other servers are unaffected', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer(), other: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer(), other: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     await h.serverState('other', 'ready');
     const crash = await h.call('mcp__fx__crash', {});
@@ -103,7 +95,7 @@ describe('servers that fail or stop', () => {
   });
 
   test('a server that dies on its own, between calls', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer({ exitAfterMs: 300 }) } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({ exitAfterMs: 300 }) } }));
     await h.serverState('fx', 'failed');
     expect(serverWarnings(h).map((w) => w.message)).toEqual([
       'MCP server "fx" stopped: the process exited with code 4. Its tools were removed; it is not restarted automatically.',
@@ -112,7 +104,7 @@ describe('servers that fail or stop', () => {
   });
 
   test('restart(name) brings a stopped server back with its tools', async () => {
-    const h = open({ cwd: dir.path, servers: { fx: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
     await h.call('mcp__fx__crash', {});
     await h.serverState('fx', 'failed');
@@ -124,68 +116,65 @@ describe('servers that fail or stop', () => {
 
 describe('lifecycle', () => {
   test('app.dispose() ends every server process', async () => {
-    const h = open({ cwd: dir.path, servers: { one: fixtureServer(), two: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { one: fixtureServer(), two: fixtureServer() } }));
     await h.serverState('one', 'ready');
     await h.serverState('two', 'ready');
     const pids = [await pidOf(h, 'one'), await pidOf(h, 'two')];
-    expect(pids.map(isProcessAlive)).toEqual([true, true]);
+    expect(pids.map(isAlive)).toEqual([true, true]);
     await h.dispose();
-    harness = undefined;
-    expect(pids.map(isProcessAlive)).toEqual([false, false]);
+    expect(pids.map(isAlive)).toEqual([false, false]);
     expect(h.manager.servers).toEqual([]);
   });
 
   test('disposing while a server is still starting ends its process too', async () => {
-    const gate = nodePath.join(dir.path, 'never');
-    const h = open({ cwd: dir.path, servers: { slow: fixtureServer({ waitForFile: gate }) } });
-    const pid = await waitFor(() => h.manager.pidOf('slow'), 'the process');
+    const gate = nodePath.join(fx.dir, 'never');
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { slow: fixtureServer({ waitForFile: gate }) } }));
+    const pid = await waitFor(() => h.manager.pidOf('slow'), { what: 'the process' });
     await h.dispose();
-    harness = undefined;
-    expect(isProcessAlive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   test('a server that ignores stdin EOF and SIGTERM is killed', async () => {
-    const script = nodePath.join(dir.path, 'stubborn.cjs');
+    const script = nodePath.join(fx.dir, 'stubborn.cjs');
     // Serves MCP, but ignores SIGTERM and keeps running when stdin closes.
     fs.writeFileSync(
       script,
       `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); require(${JSON.stringify(FIXTURE_SERVER)});`,
     );
-    const h = open({ cwd: dir.path, servers: { stubborn: { command: process.execPath, args: [script, '{}'] } } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { stubborn: { command: process.execPath, args: [script, '{}'] } } }));
     await h.serverState('stubborn', 'ready');
     const pid = await pidOf(h, 'stubborn');
     await h.dispose();
-    harness = undefined;
-    expect(isProcessAlive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   test('config changes add, remove and restart servers', async () => {
-    const h = open({ cwd: dir.path, servers: { one: fixtureServer() } });
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { one: fixtureServer() } }));
     await h.serverState('one', 'ready');
     const onePid = await pidOf(h, 'one');
     h.app.config.update({ mcpServers: { two: fixtureServer({ onlyMany: true, extraTools: ['t'] }) } });
     expect(mcpNames(h, 'one')).toEqual([]);
     await h.serverState('two', 'ready');
     expect(mcpNames(h, 'two')).toEqual(['mcp__two__t']);
-    await waitFor(() => !isProcessAlive(onePid), 'the removed server to exit');
+    await waitFor(() => !isAlive(onePid), { what: 'the removed server to exit' });
     // A changed entry restarts the server; deferred now applies.
     h.app.config.update({ mcpServers: { two: fixtureServer({ onlyMany: true, extraTools: ['t'] }, { deferred: true }) } });
-    await waitFor(() => h.agent.registry.get('mcp__two__t')?.disclosure === 'deferred', 'the tool to be deferred');
+    await waitFor(() => h.agent.registry.get('mcp__two__t')?.disclosure === 'deferred', { what: 'the tool to be deferred' });
   });
 
   test('stdio servers start in the client working directory; a relative cwd resolves against it', async () => {
-    fs.mkdirSync(nodePath.join(dir.path, 'sub'));
-    const script = nodePath.join(dir.path, 'cwd.cjs');
+    fs.mkdirSync(nodePath.join(fx.dir, 'sub'));
+    const script = nodePath.join(fx.dir, 'cwd.cjs');
     fs.writeFileSync(script, `require('node:fs').writeFileSync('started-here', process.cwd()); require(${JSON.stringify(FIXTURE_SERVER)});`);
-    const h = open({
-      cwd: dir.path,
-      workingDirectory: dir.path,
+    const h = fx.use(openMcpClientHarness({
+      cwd: fx.dir,
+      workingDirectory: fx.dir,
       servers: { top: { command: process.execPath, args: [script, '{}'] }, nested: { command: process.execPath, args: [script, '{}'], cwd: 'sub' } },
-    });
+    }));
     await h.serverState('top', 'ready');
     await h.serverState('nested', 'ready');
-    expect(fs.readFileSync(nodePath.join(dir.path, 'started-here'), 'utf8')).toBe(dir.path);
-    expect(fs.readFileSync(nodePath.join(dir.path, 'sub', 'started-here'), 'utf8')).toBe(nodePath.join(dir.path, 'sub'));
+    expect(fs.readFileSync(nodePath.join(fx.dir, 'started-here'), 'utf8')).toBe(fx.dir);
+    expect(fs.readFileSync(nodePath.join(fx.dir, 'sub', 'started-here'), 'utf8')).toBe(nodePath.join(fx.dir, 'sub'));
   });
 
   test('the manager resolves from an App with no agent and connects on its own', async () => {

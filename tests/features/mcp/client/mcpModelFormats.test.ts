@@ -1,22 +1,17 @@
 import { PROVIDER_TOOL_NAME_PATTERN, providerToolListProblems, toAnthropicTools, toOpenAiTools } from '../../../../src/tool/modelToolFormats';
-import { fixtureServer, type McpClientHarness, openMcpClientHarness } from '../../../helpers/mcp';
-import { useTempDir } from '../../../helpers/tempDir';
+import { useAgent } from '../../../helpers/agentHarness';
+import { openMcpClientHarness } from '../../../helpers/mcpClientHarness';
+import { fixtureServer } from '../../../helpers/mcpFixtureServer';
 
 jest.setTimeout(60_000);
 
-const dir = useTempDir('toolhost-mcp-formats-');
+const fx = useAgent({ prefix: 'toolhost-mcp-formats-' });
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-let harness: McpClientHarness | undefined;
-
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
 
 test('every MCP tool fits the OpenAI and Anthropic tool formats, long and odd names included', async () => {
   const longName = 'a_tool_name_that_is_far_too_long_for_any_model_api_to_accept_as_it_is_written';
-  const h = (harness = openMcpClientHarness({
-    cwd: dir.path,
+  const h = fx.use(openMcpClientHarness({
+    cwd: fx.dir,
     servers: {
       'my.very long server name!': fixtureServer({ extraTools: [longName, 'do.thing', 'über-tool'], oddTools: true }),
       everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { ToolProgressEvent } from '../../../../src/services/executor/toolExecutor';
-import { type McpClientHarness, openMcpClientHarness } from '../../../helpers/mcp';
-import { useTempDir } from '../../../helpers/tempDir';
+import { useAgent } from '../../../helpers/agentHarness';
+import { openMcpClientHarness } from '../../../helpers/mcpClientHarness';
 
 // Real servers from npm (devDependencies), started with node over stdio: no download, no network.
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -10,17 +10,11 @@ const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist
 
 jest.setTimeout(60_000);
 
-const dir = useTempDir('toolhost-mcp-npm-');
-let harness: McpClientHarness | undefined;
-
-afterEach(async () => {
-  await harness?.dispose();
-  harness = undefined;
-});
+const fx = useAgent({ prefix: 'toolhost-mcp-npm-' });
 
 describe('@modelcontextprotocol/server-everything', () => {
   test('text, image, structured content and progress through the executor', async () => {
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
     await h.serverState('everything', 'ready');
     expect(h.warnings).toEqual([]);
     expect(h.agent.registry.list().map((r) => r.tool.name)).toEqual(
@@ -45,17 +39,17 @@ describe('@modelcontextprotocol/server-everything', () => {
 
 describe('@modelcontextprotocol/server-filesystem', () => {
   test('reads and writes inside its allowed directory; its refusal is an error result', async () => {
-    fs.writeFileSync(nodePath.join(dir.path, 'a.txt'), 'hello\nworld\n');
-    const h = (harness = openMcpClientHarness({ cwd: dir.path, servers: { files: { command: process.execPath, args: [FILESYSTEM, dir.path] } } }));
+    fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'hello\nworld\n');
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { files: { command: process.execPath, args: [FILESYSTEM, fx.dir] } } }));
     await h.serverState('files', 'ready');
-    expect(await h.call('mcp__files__read_text_file', { path: nodePath.join(dir.path, 'a.txt') })).toMatchObject({
+    expect(await h.call('mcp__files__read_text_file', { path: nodePath.join(fx.dir, 'a.txt') })).toMatchObject({
       output: 'hello\nworld\n',
       structuredContent: { content: 'hello\nworld\n' },
       isError: false,
     });
-    expect(await h.call('mcp__files__write_file', { path: nodePath.join(dir.path, 'b.txt'), content: 'new' })).toMatchObject({ isError: false });
-    expect(fs.readFileSync(nodePath.join(dir.path, 'b.txt'), 'utf8')).toBe('new');
-    expect(await h.call('mcp__files__list_directory', { path: dir.path })).toMatchObject({ output: '[FILE] a.txt\n[FILE] b.txt' });
+    expect(await h.call('mcp__files__write_file', { path: nodePath.join(fx.dir, 'b.txt'), content: 'new' })).toMatchObject({ isError: false });
+    expect(fs.readFileSync(nodePath.join(fx.dir, 'b.txt'), 'utf8')).toBe('new');
+    expect(await h.call('mcp__files__list_directory', { path: fx.dir })).toMatchObject({ output: '[FILE] a.txt\n[FILE] b.txt' });
     const refused = await h.call('mcp__files__read_text_file', { path: '/etc/hostname' });
     expect(refused).toMatchObject({ isError: true, outcome: 'executed' });
     expect(refused.output).toMatch(/^Access denied - path outside allowed directories/);

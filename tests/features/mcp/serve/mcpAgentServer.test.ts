@@ -3,20 +3,18 @@ import * as nodePath from 'node:path';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Feature } from '../../../../src/di/feature';
-import type { ISessionInteractionService } from '../../../../src/services/interaction/interaction';
 import { IAgentUserToolService } from '../../../../src/services/userTools/userTools';
 import { ToolAccesses } from '../../../../src/tool/accesses';
 import { toolError } from '../../../../src/tool/contract';
-import { type McpHarness, openMcpHarness } from '../../../helpers/mcpHarness';
-import { useTempDir } from '../../../helpers/tempDir';
-import { deferred, testTool, waitFor } from '../../../helpers/testTools';
+import { useAgent } from '../../../helpers/agentHarness';
+import { deferred, waitFor } from '../../../helpers/async';
+import { FakeHost } from '../../../helpers/fakeHost';
+import { type McpServeHarness, openMcpServeHarness } from '../../../helpers/mcpServeHarness';
+import { testTool } from '../../../helpers/testTools';
 
-const tmp = useTempDir('toolhost-mcp-');
-let h: McpHarness | undefined;
-afterEach(async () => {
-  await h?.dispose();
-  h = undefined;
-});
+const fx = useAgent({ prefix: 'toolhost-mcp-' });
+/** The current test's harness; the fixture disposes it. */
+let h: McpServeHarness | undefined;
 
 const TextSchema = z.object({ text: z.string().describe('What to echo.') });
 const echoTool = testTool<{ text: string }>('Echo', {
@@ -35,7 +33,7 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<C
 
 describe('tools/list', () => {
   test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, builtins: true, tools: [echoTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, builtins: true, tools: [echoTool] }));
     const { tools } = await h.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
     expect(tools.find((t) => t.name === 'Echo')).toEqual({
@@ -58,21 +56,21 @@ describe('tools/list', () => {
   });
 
   test('the server declares tools with listChanged and gives instructions naming the workspace', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
     expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
     expect(h.client.getServerVersion()?.name).toBe('toolhost');
-    expect(h.client.getInstructions()).toContain(`working in ${tmp.path}. Relative paths resolve against that directory`);
+    expect(h.client.getInstructions()).toContain(`working in ${fx.dir}. Relative paths resolve against that directory`);
   });
 });
 
 describe('tools/call runs the executor pipeline', () => {
   test('a result becomes text content with the outcome in _meta', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
     expect(await call('Echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }], _meta: { 'toolhost/outcome': 'executed' } });
   });
 
   test('unknown tools and invalid arguments are error results with the executor text', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
     expect(await call('Ecko', { text: 'x' })).toEqual({
       content: [{ type: 'text', text: 'Tool "Ecko" not found. Did you mean "Echo"?' }],
       isError: true,
@@ -98,7 +96,7 @@ describe('tools/call runs the executor pipeline', () => {
       }),
       testTool('Refuses', { accesses: () => ToolAccesses.none(), execute: () => toolError('Nothing to do here; use Echo instead.') }),
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     expect(await call('Picture')).toEqual({
       content: [
         { type: 'text', text: 'a picture' },
@@ -120,10 +118,10 @@ describe('tools/call runs the executor pipeline', () => {
   test('output over the budget is spilled to a file; the result points at it and _meta names it', async () => {
     const big = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n');
     const tools = [testTool('Big', { accesses: () => ToolAccesses.none(), execute: () => ({ output: big }) })];
-    h = await openMcpHarness({ cwd: tmp.path, tools, config: { toolResult: { maxChars: 5000 } }, dataDir: nodePath.join(tmp.path, 'data') });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools, config: { toolResult: { maxChars: 5000 } }, dataDir: nodePath.join(fx.dir, 'data') }));
     const result = await call('Big');
     const path = result._meta?.['toolhost/outputPath'] as string;
-    expect(path.startsWith(nodePath.join(tmp.path, 'data', 'tool-results') + nodePath.sep)).toBe(true);
+    expect(path.startsWith(nodePath.join(fx.dir, 'data', 'tool-results') + nodePath.sep)).toBe(true);
     expect(fs.readFileSync(path, 'utf8')).toBe(big);
     expect(result.isError).toBeUndefined();
     expect(text(result)).toContain(`output_path: ${path}`);
@@ -136,20 +134,20 @@ describe('approvals', () => {
   // Writes a file in the workspace; its approval rule is Touch(<path>), matched on the path.
   const writeTool = testTool<{ path?: string }>('Touch', {
     resolve: (input) => ({
-      accesses: [ToolAccesses.writeFile(nodePath.resolve(tmp.path, input.path ?? 'x'))],
+      accesses: [ToolAccesses.writeFile(nodePath.resolve(fx.dir, input.path ?? 'x'))],
       description: `Touching ${input.path}`,
       display: { kind: 'file_io', operation: 'write', path: input.path ?? 'x' },
       approvalRule: `Touch(${input.path})`,
       matchesRule: (ruleArgs) => ruleArgs === input.path,
       execute: async () => {
-        fs.writeFileSync(nodePath.resolve(tmp.path, input.path!), 'touched');
+        fs.writeFileSync(nodePath.resolve(fx.dir, input.path!), 'touched');
         return { output: `touched ${input.path}` };
       },
     }),
   });
 
   test('without elicitation and without --yes, a call that needs approval is denied naming --yes and approval.allow', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool] }));
     expect(await call('Touch', { path: 'a.txt' })).toEqual({
       content: [
         {
@@ -163,16 +161,16 @@ describe('approvals', () => {
       isError: true,
       _meta: { 'toolhost/outcome': 'denied' },
     });
-    expect(fs.existsSync(nodePath.join(tmp.path, 'a.txt'))).toBe(false);
+    expect(fs.existsSync(nodePath.join(fx.dir, 'a.txt'))).toBe(false);
   });
 
   test('a config approval.allow rule approves it without asking', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], config: { approval: { allow: ['Touch'] } } });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], config: { approval: { allow: ['Touch'] } } }));
     expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
   });
 
   test('--yes approves it; approval.deny still wins', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], approveAll: true, config: { approval: { deny: ['Touch(secret.txt)'] } } });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], approveAll: true, config: { approval: { deny: ['Touch(secret.txt)'] } } }));
     expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     const denied = await call('Touch', { path: 'secret.txt' });
     expect(denied._meta).toEqual({ 'toolhost/outcome': 'denied' });
@@ -180,7 +178,7 @@ describe('approvals', () => {
   });
 
   test('a client with elicitation is asked; approve runs the call', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve' } }) });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve' } }) }));
     expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     expect(h.elicitations).toHaveLength(1);
     const params = h.elicitations[0]!.params;
@@ -198,7 +196,7 @@ describe('approvals', () => {
   });
 
   test('approve_session stores the rule: the same call is not asked again', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve_session' } }) });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve_session' } }) }));
     expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     expect(h.elicitations).toHaveLength(1);
@@ -211,21 +209,21 @@ describe('approvals', () => {
     ['decline', { action: 'decline' }, 'Reason: The user declined the approval request.'],
     ['cancel', { action: 'cancel' }, 'Reason: The user dismissed the approval request without deciding.'],
   ])('%s denies the call and tells the model why', async (_name, answer, reason) => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [writeTool], elicitation: () => answer });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => answer }));
     const result = await call('Touch', { path: 'a.txt' });
     expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
     expect(text(result)).toBe(`Tool "Touch" was not run: the user rejected it. ${reason} Do not retry the same call; choose a different approach or ask the user how to proceed.`);
-    expect(fs.existsSync(nodePath.join(tmp.path, 'a.txt'))).toBe(false);
+    expect(fs.existsSync(nodePath.join(fx.dir, 'a.txt'))).toBe(false);
   });
 
   test('an elicitation the client fails to answer denies the call and the server goes on', async () => {
-    h = await openMcpHarness({
-      cwd: tmp.path,
+    h = fx.use(await openMcpServeHarness({
+      cwd: fx.dir,
       tools: [writeTool, echoTool],
       elicitation: () => {
         throw new Error('no UI');
       },
-    });
+    }));
     const result = await call('Touch', { path: 'a.txt' });
     expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
     expect(text(result)).toMatch(/^Tool "Touch" was not run: the approval request failed \(MCP error -32603: no UI\)\./);
@@ -240,9 +238,9 @@ describe('concurrency and order across requests', () => {
       testTool('Slow', { accesses: () => ToolAccesses.none(), execute: async () => (await release.promise, { output: 'slow done' }) }),
       echoTool,
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     const slow = call('Slow');
-    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Slow to start');
+    await waitFor(() => h!.mcp.activeCalls === 1, { what: 'Slow to start', timeoutMs: 10_000 });
     expect(text(await call('Echo', { text: 'meanwhile' }))).toBe('echo: meanwhile');
     release.resolve();
     expect(text(await slow)).toBe('slow done');
@@ -250,7 +248,7 @@ describe('concurrency and order across requests', () => {
 
   function fileTool(name: string, events: string[], gates: Map<string, { promise: Promise<void> }>) {
     return testTool<{ id?: string; path?: string }>(name, {
-      accesses: (input) => [ToolAccesses.writeFile(nodePath.join(tmp.path, input.path!))],
+      accesses: (input) => [ToolAccesses.writeFile(nodePath.join(fx.dir, input.path!))],
       execute: async (input) => {
         events.push(`start ${input.id}`);
         await gates.get(input.id!)?.promise;
@@ -263,11 +261,11 @@ describe('concurrency and order across requests', () => {
   test('calls of different requests that write the same file run one after the other, in arrival order', async () => {
     const events: string[] = [];
     const gates = new Map([['first', deferred()]]);
-    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [fileTool('Put', events, gates)], approveAll: true }));
     const first = call('Put', { id: 'first', path: 'same.txt' });
-    await waitFor(() => events.includes('start first'), 10_000, 'the first call to start');
+    await waitFor(() => events.includes('start first'), { what: 'the first call to start', timeoutMs: 10_000 });
     const second = call('Put', { id: 'second', path: 'same.txt' });
-    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, 10_000, 'the second call to wait');
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, { what: 'the second call to wait', timeoutMs: 10_000 });
     expect(events).toEqual(['start first']);
     gates.get('first')!.resolve();
     expect(text(await first)).toBe('first done');
@@ -278,9 +276,9 @@ describe('concurrency and order across requests', () => {
   test('calls of different requests on different files run side by side', async () => {
     const events: string[] = [];
     const gates = new Map([['a', deferred()]]);
-    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [fileTool('Put', events, gates)], approveAll: true }));
     const a = call('Put', { id: 'a', path: 'a.txt' });
-    await waitFor(() => events.includes('start a'), 10_000, 'a to start');
+    await waitFor(() => events.includes('start a'), { what: 'a to start', timeoutMs: 10_000 });
     expect(text(await call('Put', { id: 'b', path: 'b.txt' }))).toBe('b done');
     expect(events).toEqual(['start a', 'start b', 'end b']);
     gates.get('a')!.resolve();
@@ -290,15 +288,15 @@ describe('concurrency and order across requests', () => {
   test('a call cancelled while it waits for a conflicting call does not run, and does not block later ones', async () => {
     const events: string[] = [];
     const gates = new Map([['first', deferred()]]);
-    h = await openMcpHarness({ cwd: tmp.path, tools: [fileTool('Put', events, gates)], approveAll: true });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [fileTool('Put', events, gates)], approveAll: true }));
     const first = call('Put', { id: 'first', path: 'same.txt' });
-    await waitFor(() => events.includes('start first'), 10_000, 'the first call to start');
+    await waitFor(() => events.includes('start first'), { what: 'the first call to start', timeoutMs: 10_000 });
     const controller = new AbortController();
     const second = h.client.callTool({ name: 'Put', arguments: { id: 'second', path: 'same.txt' } }, undefined, { signal: controller.signal });
-    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, 10_000, 'the second call to wait');
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, { what: 'the second call to wait', timeoutMs: 10_000 });
     controller.abort();
     await expect(second).rejects.toThrow();
-    await waitFor(() => h!.mcp.callsWaitingForOrder === 0, 10_000, 'the second call to leave the queue');
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 0, { what: 'the second call to leave the queue', timeoutMs: 10_000 });
     const third = call('Put', { id: 'third', path: 'same.txt' });
     gates.get('first')!.resolve();
     await first;
@@ -323,16 +321,16 @@ describe('cancellation and progress', () => {
       }),
       echoTool,
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     const outcomes: string[] = [];
     h.agent.executor.onToolCallFinished((e) => outcomes.push(`${e.name}:${e.outcome}`));
     const controller = new AbortController();
     const pending = h.client.callTool({ name: 'Wait', arguments: {} }, undefined, { signal: controller.signal });
-    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Wait to start');
+    await waitFor(() => h!.mcp.activeCalls === 1, { what: 'Wait to start', timeoutMs: 10_000 });
     controller.abort('the user pressed stop');
     await expect(pending).rejects.toThrow('the user pressed stop');
     expect(await sawAbort.promise).toBe('the user pressed stop');
-    await waitFor(() => outcomes.length === 1, 10_000, 'the call to finish');
+    await waitFor(() => outcomes.length === 1, { what: 'the call to finish', timeoutMs: 10_000 });
     expect(outcomes).toEqual(['Wait:aborted']);
     expect(text(await call('Echo', { text: 'next' }))).toBe('echo: next');
   });
@@ -340,8 +338,8 @@ describe('cancellation and progress', () => {
   test('cancelling a call whose approval is being asked cancels the elicitation too', async () => {
     const elicitationAborted = deferred();
     const touch = testTool('Touch', { execute: () => ({ output: 'touched' }) });
-    h = await openMcpHarness({
-      cwd: tmp.path,
+    h = fx.use(await openMcpServeHarness({
+      cwd: fx.dir,
       tools: [touch, echoTool],
       elicitation: (_request, extra) =>
         new Promise((_resolve, reject) =>
@@ -350,10 +348,10 @@ describe('cancellation and progress', () => {
             reject(new Error('cancelled'));
           }),
         ),
-    });
+    }));
     const controller = new AbortController();
     const pending = h.client.callTool({ name: 'Touch', arguments: {} }, undefined, { signal: controller.signal });
-    await waitFor(() => h!.elicitations.length === 1, 10_000, 'the elicitation');
+    await waitFor(() => h!.elicitations.length === 1, { what: 'the elicitation', timeoutMs: 10_000 });
     controller.abort();
     await expect(pending).rejects.toBeDefined();
     await elicitationAborted.promise;
@@ -374,7 +372,7 @@ describe('cancellation and progress', () => {
         },
       }),
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     const progress: Progress[] = [];
     const pending = h.client.callTool({ name: 'Steps', arguments: {} }, undefined, {
       onprogress: (p) => {
@@ -393,7 +391,7 @@ describe('cancellation and progress', () => {
   test('a long call that reports nothing gets "still running" progress notifications', async () => {
     const enough = deferred();
     const tools = [testTool('Quiet', { accesses: () => ToolAccesses.none(), execute: async () => (await enough.promise, { output: 'done' }) })];
-    h = await openMcpHarness({ cwd: tmp.path, tools, server: { heartbeatMs: 20 } });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools, server: { heartbeatMs: 20 } }));
     const progress: Progress[] = [];
     const pending = h.client.callTool({ name: 'Quiet', arguments: {} }, undefined, {
       onprogress: (p) => {
@@ -418,7 +416,7 @@ describe('cancellation and progress', () => {
         },
       }),
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools, server: { progressIntervalMs: 50 } });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools, server: { progressIntervalMs: 50 } }));
     const progress: Progress[] = [];
     const pending = h.client.callTool({ name: 'Chatty', arguments: {} }, undefined, {
       onprogress: (p) => {
@@ -436,41 +434,41 @@ describe('cancellation and progress', () => {
 
 describe('the tool list follows the active set', () => {
   test('a config change that disables a tool is announced with tools/list_changed', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool, testTool('Other')] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool, testTool('Other')] }));
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Other']);
     h.app.config.update({ tools: { disabled: ['Other'] } });
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo']);
     expect(text(await call('Other'))).toBe('Tool "Other" not found');
   });
 
   test('a feature added at run time is announced', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool] });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
     await h.client.listTools();
     h.app.addFeature(new Feature('late').contributeTool(testTool('Late', { accesses: () => ToolAccesses.none() })));
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Late']);
     expect(text(await call('Late'))).toBe('Late done');
   });
 
   test('a description that changes with the config is announced', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, builtins: true });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, builtins: true }));
     const before = (await h.client.listTools()).tools.find((t) => t.name === 'Read')!.description;
     expect(before).toContain('at most 50,000 characters');
     h.app.config.update({ read: { maxChars: 20_000 } });
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.find((t) => t.name === 'Read')!.description).toContain('at most 20,000 characters');
   });
 
   test('several changes in a row are announced once', async () => {
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool, testTool('A'), testTool('B')], server: { listChangedDelayMs: 200 } });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool, testTool('A'), testTool('B')], server: { listChangedDelayMs: 200 } }));
     await h.client.listTools();
     h.app.config.update({ tools: { disabled: ['A'] } });
     h.app.config.update({ tools: { disabled: ['A', 'B'] } });
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     // A later change is a new announcement: the count proves the first burst was one.
     h.app.config.update({ tools: { disabled: [] } });
-    await waitFor(() => h!.listChanged.length === 2, 10_000, 'the second tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 2, { what: 'the second tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['A', 'B', 'Echo']);
   });
 });
@@ -479,14 +477,11 @@ describe('host tools and deferred loading', () => {
   const askTeammate = { name: 'ask_teammate', description: 'Asks a teammate a question.', parameters: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } };
 
   test('user tools the library host registers are served; their calls go to the host through the delegate', async () => {
-    const host = {
-      canRequest: (kind: string) => kind === 'user_tool',
-      request: async (request: { kind: string; name?: string; args?: unknown }) => ({ output: `${request.name} answered ${JSON.stringify(request.args)}` }),
-    } as unknown as ISessionInteractionService;
-    h = await openMcpHarness({ cwd: tmp.path, tools: [echoTool], delegate: host });
+    const host = new FakeHost({ user_tool: (request) => ({ output: `${request.name} answered ${JSON.stringify(request.args)}` }) });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool], delegate: host }));
     await h.client.listTools();
     h.agent.get(IAgentUserToolService).register(askTeammate);
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     const { tools } = await h.client.listTools();
     expect(tools.find((t) => t.name === 'ask_teammate')).toEqual({
       name: 'ask_teammate',
@@ -497,13 +492,13 @@ describe('host tools and deferred loading', () => {
   });
 
   test('with deferred loading on, a deferred tool is listed once select_tools loads it', async () => {
-    h = await openMcpHarness({
-      cwd: tmp.path,
+    h = fx.use(await openMcpServeHarness({
+      cwd: fx.dir,
       builtins: true,
       env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
       modelCapabilities: ['dynamically_loaded_tools'],
-      delegate: { canRequest: () => true, request: async () => ({ output: 'ok' }) } as unknown as ISessionInteractionService,
-    });
+      delegate: new FakeHost({ user_tool: () => ({ output: 'ok' }), notification: () => undefined }),
+    }));
     h.agent.get(IAgentUserToolService).register({ ...askTeammate, disclosure: 'deferred' });
     const before = (await h.client.listTools()).tools.map((t) => t.name);
     expect(before).toContain('select_tools');
@@ -512,7 +507,7 @@ describe('host tools and deferred loading', () => {
       'Tool "ask_teammate" is available but not loaded. Call select_tools with ["ask_teammate"] first, then call the tool.',
     );
     expect(text(await call('select_tools', { names: ['ask_teammate'] }))).toContain('Loaded: ask_teammate');
-    await waitFor(() => h!.listChanged.length === 1, 10_000, 'tools/list_changed');
+    await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('ask_teammate');
     expect(text(await call('ask_teammate', { question: 'q' }))).toBe('ok');
   });
@@ -533,10 +528,10 @@ describe('close', () => {
           ),
       }),
     ];
-    h = await openMcpHarness({ cwd: tmp.path, tools });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     const pending = h.client.callTool({ name: 'Wait', arguments: {} });
     pending.catch(() => undefined);
-    await waitFor(() => h!.mcp.activeCalls === 1, 10_000, 'Wait to start');
+    await waitFor(() => h!.mcp.activeCalls === 1, { what: 'Wait to start', timeoutMs: 10_000 });
     await h.mcp.close();
     expect(events).toEqual(['aborted']);
     expect(h.mcp.activeCalls).toBe(0);

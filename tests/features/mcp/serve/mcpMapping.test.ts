@@ -1,8 +1,8 @@
 import { CallToolResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ProgressMapper, toCallToolResult, toMcpInputSchema, toMcpTool } from '../../../../src/features/mcp/serve/mcpMapping';
-import { createApp } from '../../../../src/scopes/appScope';
 import type { ToolCallResult } from '../../../../src/services/executor/toolExecutor';
 import type { JsonSchema, ToolUpdate } from '../../../../src/tool/contract';
+import { openHarness } from '../../../helpers/agentHarness';
 
 describe('toMcpInputSchema', () => {
   test.each<[string, JsonSchema, JsonSchema | undefined]>([
@@ -42,9 +42,8 @@ describe('toMcpTool', () => {
 });
 
 test('every builtin tool can be served: a valid MCP tool with an object schema and no $schema', async () => {
-  const app = createApp();
-  const agent = app.createAgent({ cwd: __dirname });
-  const registrations = agent.registry.list();
+  const h = openHarness({ cwd: __dirname, builtins: true });
+  const registrations = h.agent.registry.list();
   expect(registrations.length).toBeGreaterThan(0);
   for (const { tool } of registrations) {
     const served = toMcpTool(tool);
@@ -52,7 +51,7 @@ test('every builtin tool can be served: a valid MCP tool with an object schema a
     expect([tool.name, ToolSchema.safeParse(served).success]).toEqual([tool.name, true]);
     expect(served!.inputSchema).not.toHaveProperty('$schema');
   }
-  await app.dispose();
+  await h.dispose();
 });
 
 describe('toCallToolResult', () => {

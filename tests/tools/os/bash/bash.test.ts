@@ -1,37 +1,18 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Ajv } from 'ajv';
-import { type Agent } from '../../../../src/scopes/agentScope';
-import { type App, createApp } from '../../../../src/scopes/appScope';
-import type { AppConfigInput } from '../../../../src/scopes/appScope';
 import { ToolAccesses } from '../../../../src/tool/accesses';
 import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '../../../../src/tool/contract';
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
-import { builtinFeatures } from '../../../../src/scopes/builtinFeatures';
 import { createOsToolsFeature } from '../../../../src/tools/os/osFeature';
-import { callTool, text } from '../../../helpers/agentHarness';
+import { callTool, text, useAgent } from '../../../helpers/agentHarness';
 import { isAlive, killQuietly } from '../../../helpers/processes';
-import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../../helpers/tempDir';
+import { writeFiles } from '../../../helpers/tempDir';
 
-const dir = useTempDir();
-let dataDir: string;
-let app: App;
-let agent: Agent;
-
-function open(config: AppConfigInput = {}, features = builtinFeatures()): void {
-  app = createApp({ features, config });
-  agent = app.createAgent({ cwd: dir.path, dataDir });
-}
-beforeEach(() => {
-  dataDir = makeTempDir('toolhost-data-');
-});
-afterEach(async () => {
-  await app?.dispose();
-  removeDir(dataDir);
-});
+const fx = useAgent({ builtins: true, tempDataDir: true });
 
 function resolve(input: Record<string, unknown>): RunnableToolExecution {
-  const execution = agent.registry.get('Bash')!.tool.resolveExecution(input as never);
+  const execution = fx.agent.registry.get('Bash')!.tool.resolveExecution(input as never);
   if (!('execute' in execution)) throw new Error(`resolve failed: ${String((execution as ToolResult).output)}`);
   return execution as RunnableToolExecution;
 }
@@ -52,7 +33,7 @@ async function bash(command: string, extra: Record<string, unknown> = {}): Promi
 }
 
 describe('Bash: output and exit status', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('returns the output of a successful command as it is', async () => {
     const result = await run({ command: 'echo hello; echo world' });
@@ -105,7 +86,7 @@ describe('Bash: output and exit status', () => {
 });
 
 describe('Bash: the shell and its environment', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('runs bash -c, not a login shell, with no colours, pagers or prompts', async () => {
     expect(await bash('shopt -q login_shell && echo login || echo not-login; echo "$BASH_VERSION" | cut -c1')).toMatch(/^not-login\n\d\n$/);
@@ -123,43 +104,43 @@ describe('Bash: the shell and its environment', () => {
   });
 
   test('runs in the working directory by default, and in cwd inside the workspace', async () => {
-    writeFiles(dir.path, { 'sub/a.txt': 'x' });
-    expect(await bash('pwd')).toBe(`${dir.path}\n`);
-    expect(await bash('pwd; ls', { cwd: 'sub' })).toBe(`${dir.path}/sub\na.txt\n`);
-    expect(await bash('pwd', { cwd: nodePath.join(dir.path, 'sub') })).toBe(`${dir.path}/sub\n`);
+    writeFiles(fx.dir, { 'sub/a.txt': 'x' });
+    expect(await bash('pwd')).toBe(`${fx.dir}\n`);
+    expect(await bash('pwd; ls', { cwd: 'sub' })).toBe(`${fx.dir}/sub\na.txt\n`);
+    expect(await bash('pwd', { cwd: nodePath.join(fx.dir, 'sub') })).toBe(`${fx.dir}/sub\n`);
   });
 
   test('a cwd outside the workspace is refused before anything runs', async () => {
     for (const cwd of ['..', '/tmp']) {
-      const result = await callTool(agent, 'Bash', { command: 'touch escaped', cwd });
+      const result = await callTool(fx.agent, 'Bash', { command: 'touch escaped', cwd });
       expect(result.isError).toBe(true);
       expect(text(result)).toContain('is outside the working directory');
       expect(text(result)).toContain('Paths outside the working directory are not allowed here.');
     }
-    expect(() => agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', cwd: '/' } as never)).toThrow(PathSecurityError);
+    expect(() => fx.agent.registry.get('Bash')!.tool.resolveExecution({ command: 'ls', cwd: '/' } as never)).toThrow(PathSecurityError);
   });
 
   test('a missing cwd is a clear error', async () => {
     expect(await run({ command: 'ls', cwd: 'nope' })).toEqual({
-      output: `The working directory "${dir.path}/nope" does not exist. Create it first, or pass an existing directory as cwd.`,
+      output: `The working directory "${fx.dir}/nope" does not exist. Create it first, or pass an existing directory as cwd.`,
       isError: true,
     });
   });
 
   test('an empty command is refused', async () => {
-    expect(await callTool(agent, 'Bash', { command: '   ' })).toMatchObject({ isError: true, output: 'The command is empty. Pass the shell command to run in `command`.' });
+    expect(await callTool(fx.agent, 'Bash', { command: '   ' })).toMatchObject({ isError: true, output: 'The command is empty. Pass the shell command to run in `command`.' });
   });
 });
 
 describe('Bash: timeouts and interruption', () => {
   test('a timeout above the maximum is rejected, by the schema and at resolve time', async () => {
-    open();
+    fx.open();
     const ajv = new Ajv({ allErrors: true });
-    const validate = ajv.compile(agent.registry.get('Bash')!.tool.parameters);
+    const validate = ajv.compile(fx.agent.registry.get('Bash')!.tool.parameters);
     expect(validate({ command: 'ls', timeout: 300 })).toBe(true);
     expect(validate({ command: 'ls', timeout: 301 })).toBe(false);
     expect(validate.errors?.[0]).toMatchObject({ instancePath: '/timeout', message: 'must be <= 300' });
-    expect(await callTool(agent, 'Bash', { command: 'ls', timeout: 301 })).toEqual({
+    expect(await callTool(fx.agent, 'Bash', { command: 'ls', timeout: 301 })).toEqual({
       isError: true,
       output:
         'timeout 301 s is above the maximum of 300 s and was rejected. Pass a timeout of at most 300, or use run_in_background: true for longer commands and follow them with WaitFor and TaskOutput.',
@@ -167,18 +148,18 @@ describe('Bash: timeouts and interruption', () => {
   });
 
   test('the limits come from config, in the schema and the description', async () => {
-    open({ bash: { defaultTimeoutS: 5, maxTimeoutS: 20 } });
-    const tool = agent.registry.get('Bash')!.tool;
+    fx.open({ config: { bash: { defaultTimeoutS: 5, maxTimeoutS: 20 } } });
+    const tool = fx.agent.registry.get('Bash')!.tool;
     expect(tool.parameters).toMatchObject({ properties: { timeout: { maximum: 20 } } });
     expect(tool.description).toContain('Timeout: 5 s unless you pass `timeout` in seconds, at most 20; a larger value is rejected.');
-    expect(text(await callTool(agent, 'Bash', { command: 'ls', timeout: 21 }))).toContain('above the maximum of 20 s');
-    app.config.update({ bash: { defaultTimeoutS: 7, maxTimeoutS: 30 } });
+    expect(text(await callTool(fx.agent, 'Bash', { command: 'ls', timeout: 21 }))).toContain('above the maximum of 20 s');
+    fx.app.config.update({ bash: { defaultTimeoutS: 7, maxTimeoutS: 30 } });
     expect(tool.parameters).toMatchObject({ properties: { timeout: { maximum: 30 } } });
     expect(tool.description).toContain('Timeout: 7 s');
   });
 
   test('on timeout the whole process group is stopped, grandchildren included', async () => {
-    open();
+    fx.open();
     const result = await run({ command: 'sleep 1000 & echo $!; sleep 1000', timeout: 1 });
     const grandchild = Number(text(result).split('\n')[0]);
     expect(result.isError).toBe(true);
@@ -190,7 +171,7 @@ describe('Bash: timeouts and interruption', () => {
   });
 
   test('a process that ignores SIGTERM gets SIGKILL after the grace period', async () => {
-    open({ bash: { killGraceMs: 300 } });
+    fx.open({ config: { bash: { killGraceMs: 300 } } });
     const result = await run({ command: "trap '' TERM; sleep 1000 & echo $!; wait", timeout: 1 });
     const grandchild = Number(text(result).split('\n')[0]);
     expect(text(result)).toContain('Command timed out after 1 s and was stopped (SIGTERM, then SIGKILL after 300 ms to its process group).');
@@ -198,7 +179,7 @@ describe('Bash: timeouts and interruption', () => {
   });
 
   test('an abort stops the whole process group and says so', async () => {
-    open();
+    fx.open();
     const controller = new AbortController();
     let grandchild = 0;
     const result = await run(
@@ -217,7 +198,7 @@ describe('Bash: timeouts and interruption', () => {
   });
 
   test('disposing the agent stops a foreground command and its process group', async () => {
-    open();
+    fx.open();
     let grandchild = 0;
     let announce!: () => void;
     const printed = new Promise<void>((resolve) => (announce = resolve));
@@ -231,24 +212,24 @@ describe('Bash: timeouts and interruption', () => {
       },
     );
     await printed;
-    await agent.dispose();
+    await fx.agent.dispose();
     const result = await pending;
     expect(text(result)).toContain('Command was interrupted after');
     expect(isAlive(grandchild)).toBe(false);
   });
 
   test('an aborted signal before the start runs nothing', async () => {
-    open();
+    fx.open();
     const controller = new AbortController();
     controller.abort();
     expect(await run({ command: 'touch ran' }, { signal: controller.signal })).toEqual({ output: 'Aborted before the command started.', isError: true });
-    expect(fs.existsSync(nodePath.join(dir.path, 'ran'))).toBe(false);
+    expect(fs.existsSync(nodePath.join(fx.dir, 'ran'))).toBe(false);
   });
 });
 
 describe('Bash: completion is the shell exit plus a short drain', () => {
   test('a background child holding the pipe cannot hang the call; it is stopped', async () => {
-    open();
+    fx.open();
     const result = await run({ command: 'sleep 30 & echo $!; echo started' });
     const child = Number(text(result).split('\n')[0]);
     expect(text(result)).toBe(
@@ -260,7 +241,7 @@ describe('Bash: completion is the shell exit plus a short drain', () => {
   });
 
   test('with stopLeftoverProcesses off, the leftover keeps running and its pipe is cut', async () => {
-    open({ bash: { stopLeftoverProcesses: false } });
+    fx.open({ config: { bash: { stopLeftoverProcesses: false } } });
     const result = await run({ command: 'sleep 30 & echo $!' });
     const child = Number(text(result).split('\n')[0]);
     try {
@@ -274,7 +255,7 @@ describe('Bash: completion is the shell exit plus a short drain', () => {
   });
 
   test('a detached child that redirected its output is stopped too', async () => {
-    open();
+    fx.open();
     const result = await run({ command: 'nohup sleep 30 >/dev/null 2>&1 & echo $!' });
     expect(text(result)).toContain('they were stopped when it exited');
     expect(isAlive(Number(text(result).split('\n')[0]))).toBe(false);
@@ -283,7 +264,7 @@ describe('Bash: completion is the shell exit plus a short drain', () => {
 
 describe('Bash: large output', () => {
   test('keeps the head and the tail in memory and the whole output in a file', async () => {
-    open({ bash: { outputHeadChars: 1000, outputTailChars: 1000 } });
+    fx.open({ config: { bash: { outputHeadChars: 1000, outputTailChars: 1000 } } });
     const expected = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');
     const result = await run({ command: 'seq 1 100000' });
     const output = text(result);
@@ -301,7 +282,7 @@ describe('Bash: large output', () => {
     const omitted = expected.length - head.length - tail.length;
     expect(body).toContain(`[... ${omitted.toLocaleString('en-US')} characters omitted ...]`);
     const file = /saved to (\S+)\./.exec(status!)![1]!;
-    expect(file.startsWith(nodePath.join(dataDir, 'bash'))).toBe(true);
+    expect(file.startsWith(nodePath.join(fx.dataDir, 'bash'))).toBe(true);
     expect(status).toBe(
       `The output was ${expected.length.toLocaleString('en-US')} characters (575 KB); ${omitted.toLocaleString('en-US')} in the middle are left out above. ` +
         `Full output (575 KB) saved to ${file}. Page it with Read (line_offset, n_lines) or search it with Grep.</system>`,
@@ -310,15 +291,15 @@ describe('Bash: large output', () => {
   });
 
   test('output that fits leaves no file behind', async () => {
-    open({ bash: { outputHeadChars: 1000, outputTailChars: 1000 } });
+    fx.open({ config: { bash: { outputHeadChars: 1000, outputTailChars: 1000 } } });
     // 1,500 bytes of two-byte characters: more bytes than fit, but few enough characters.
     expect(await bash(`printf 'é%.0s' $(seq 1 1500)`)).toBe('é'.repeat(1500));
-    const bashDir = nodePath.join(dataDir, 'bash');
+    const bashDir = nodePath.join(fx.dataDir, 'bash');
     expect(fs.existsSync(bashDir) ? fs.readdirSync(bashDir) : []).toEqual([]);
   });
 
   test('the output file stops at its size cap', async () => {
-    open({ bash: { outputHeadChars: 1000, outputTailChars: 1000, outputFileMaxBytes: 1_048_576 } });
+    fx.open({ config: { bash: { outputHeadChars: 1000, outputTailChars: 1000, outputFileMaxBytes: 1_048_576 } } });
     const result = await run({ command: "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo end" });
     const output = text(result);
     expect(output).toMatch(/x\nend\n<system>/);
@@ -328,22 +309,22 @@ describe('Bash: large output', () => {
 });
 
 describe('Bash: accesses, approval and display', () => {
-  beforeEach(() => open());
+  beforeEach(() => fx.open());
 
   test('read-only commands declare a recursive read of the cwd and the process, and run beside reads', () => {
-    writeFiles(dir.path, { 'sub/a.txt': 'x' });
+    writeFiles(fx.dir, { 'sub/a.txt': 'x' });
     const status = resolve({ command: 'git status && git diff' });
-    expect(status.accesses).toEqual([ToolAccesses.readTree(dir.path), ToolAccesses.process()]);
-    expect(ToolAccesses.conflict(status.accesses!, [ToolAccesses.readFile(nodePath.join(dir.path, 'a.txt'))])).toBe(false);
-    expect(ToolAccesses.conflict(status.accesses!, [ToolAccesses.writeFile(nodePath.join(dir.path, 'a.txt'))])).toBe(true);
-    expect(resolve({ command: 'ls', cwd: 'sub' }).accesses).toEqual([ToolAccesses.readTree(`${dir.path}/sub`), ToolAccesses.process()]);
+    expect(status.accesses).toEqual([ToolAccesses.readTree(fx.dir), ToolAccesses.process()]);
+    expect(ToolAccesses.conflict(status.accesses!, [ToolAccesses.readFile(nodePath.join(fx.dir, 'a.txt'))])).toBe(false);
+    expect(ToolAccesses.conflict(status.accesses!, [ToolAccesses.writeFile(nodePath.join(fx.dir, 'a.txt'))])).toBe(true);
+    expect(resolve({ command: 'ls', cwd: 'sub' }).accesses).toEqual([ToolAccesses.readTree(`${fx.dir}/sub`), ToolAccesses.process()]);
   });
 
   test('paths a read-only command names outside its cwd are declared too', () => {
-    writeFiles(dir.path, { 'sub/a.txt': 'x', 'b.txt': 'y' });
+    writeFiles(fx.dir, { 'sub/a.txt': 'x', 'b.txt': 'y' });
     expect(resolve({ command: 'cat ../b.txt /etc/hostname', cwd: 'sub' }).accesses).toEqual([
-      ToolAccesses.readTree(`${dir.path}/sub`),
-      ToolAccesses.readTree(`${dir.path}/b.txt`),
+      ToolAccesses.readTree(`${fx.dir}/sub`),
+      ToolAccesses.readTree(`${fx.dir}/b.txt`),
       ToolAccesses.readTree(fs.realpathSync('/etc/hostname')),
       ToolAccesses.process(),
     ]);
@@ -368,9 +349,9 @@ describe('Bash: accesses, approval and display', () => {
   });
 
   test('display is a command with its cwd and description', () => {
-    writeFiles(dir.path, { 'sub/a.txt': 'x' });
+    writeFiles(fx.dir, { 'sub/a.txt': 'x' });
     const exec = resolve({ command: 'npm test', cwd: 'sub', description: 'Run the tests' });
-    expect(exec.display).toEqual({ kind: 'command', command: 'npm test', cwd: `${dir.path}/sub`, description: 'Run the tests', language: 'bash' });
+    expect(exec.display).toEqual({ kind: 'command', command: 'npm test', cwd: `${fx.dir}/sub`, description: 'Run the tests', language: 'bash' });
     expect(exec.description).toBe('Run the tests');
     expect(resolve({ command: 'npm   test\n' }).description).toBe('Running npm test');
   });
@@ -378,24 +359,24 @@ describe('Bash: accesses, approval and display', () => {
 
 describe('Bash: without the task feature', () => {
   test('run_in_background is refused and the description says so', async () => {
-    open({}, [createOsToolsFeature()]);
-    const tool = agent.registry.get('Bash')!.tool;
+    fx.open({ builtins: false, features: [createOsToolsFeature()] });
+    const tool = fx.agent.registry.get('Bash')!.tool;
     expect(tool.description).toContain(
       'Background tasks are not available to this agent (the background-task service is not installed), so `run_in_background` is refused.',
     );
     expect(tool.description).not.toContain('TaskOutput');
-    expect(await callTool(agent, 'Bash', { command: 'sleep 1', run_in_background: true })).toEqual({
+    expect(await callTool(fx.agent, 'Bash', { command: 'sleep 1', run_in_background: true })).toEqual({
       isError: true,
       output: 'Background execution is not available: the background-task service is not installed. Run the command in the foreground with a timeout of at most 300 s.',
     });
   });
 
   test('with the task tools disabled by config, the message names them', async () => {
-    open({ tools: { disabled: ['TaskOutput', 'TaskStop'] } });
-    expect(text(await callTool(agent, 'Bash', { command: 'sleep 1', run_in_background: true }))).toBe(
+    fx.open({ config: { tools: { disabled: ['TaskOutput', 'TaskStop'] } } });
+    expect(text(await callTool(fx.agent, 'Bash', { command: 'sleep 1', run_in_background: true }))).toBe(
       'Background execution is not available: the TaskOutput and TaskStop tools are not active. Run the command in the foreground with a timeout of at most 300 s.',
     );
-    app.config.update({ tools: { disabled: [] } });
-    expect(agent.registry.get('Bash')!.tool.description).toContain('Background tasks: pass `run_in_background: true`');
+    fx.app.config.update({ tools: { disabled: [] } });
+    expect(fx.agent.registry.get('Bash')!.tool.description).toContain('Background tasks: pass `run_in_background: true`');
   });
 });
