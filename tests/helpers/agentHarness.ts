@@ -4,7 +4,7 @@ import type { AgentToolContribution } from '../../src/di/toolContribution';
 import type { Agent, CreateAgentOptions } from '../../src/scopes/agentScope';
 import { type App, createApp } from '../../src/scopes/appScope';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
-import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../src/scopes/appScope';
 import type { AppEnvironment } from '../../src/services/environment/environment';
 import type { ToolCallFinishedEvent, ToolCallResult, ToolCallStartedEvent } from '../../src/services/executor/toolExecutor';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
@@ -21,7 +21,7 @@ export interface HarnessOptions extends CreateAgentOptions {
   readonly features?: readonly Feature[];
   /** Tool contributions, in one more feature (`test-tools`). */
   readonly tools?: readonly AgentToolContribution[];
-  readonly config?: ToolhostConfigInput;
+  readonly config?: AppConfigInput;
   /** The App's environment (feature flags); default process.env. */
   readonly env?: AppEnvironment;
   /** Rebinds App services before anything is resolved. */

@@ -3,7 +3,9 @@ import * as nodePath from 'node:path';
 import { createApp } from '../../src/scopes/appScope';
 import type { IConfigService } from '../../src/services/config/config';
 import { watchConfigFile } from '../../src/services/config/configFileWatcher';
-import { loadConfigFor } from '../../src/services/config/configLoader';
+import { readConfigFor } from '../../src/services/config/configLoader';
+import { readConfig } from '../../src/tools/os/osConfig';
+import { createOsToolsFeature } from '../../src/tools/os/osFeature';
 import type { IDisposable } from '../../src/base/lifecycle';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 import { waitFor } from '../helpers/async';
@@ -16,8 +18,8 @@ afterEach(() => {
 });
 
 function start(explicitFile?: string): { config: IConfigService; logs: string[] } {
-  const { config: initial } = loadConfigFor(tmp.path, explicitFile);
-  const config = createApp({ features: [], config: initial }).config;
+  const { input } = readConfigFor(tmp.path, explicitFile);
+  const config = createApp({ features: [createOsToolsFeature()], config: input as never }).config;
   const logs: string[] = [];
   watcher = watchConfigFile({ cwd: tmp.path, explicitFile, config, log: (m) => logs.push(m), debounceMs: 20 });
   return { config, logs };
@@ -37,7 +39,7 @@ describe('watchConfigFile', () => {
   test('a toolhost.json created after the start is picked up', async () => {
     const { config } = start();
     writeFiles(tmp.path, { 'toolhost.json': JSON.stringify({ read: { maxLines: 10 } }) });
-    await waitFor(() => config.config.read.maxLines === 10, { what: 'the reload', timeoutMs: 10_000 });
+    await waitFor(() => config.section(readConfig).maxLines === 10, { what: 'the reload', timeoutMs: 10_000 });
   });
 
   test('an editor that saves by renaming a new file into place is seen', async () => {

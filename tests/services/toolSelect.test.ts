@@ -4,7 +4,7 @@ import { IAgentUserToolService } from '../../src/services/userTools/userTools';
 import { useAgent } from '../helpers/agentHarness';
 import { approve, FakeHost } from '../helpers/fakeHost';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
-import type { ToolhostConfigInput } from '../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../src/scopes/appScope';
 
 const fx = useAgent({ builtins: true });
 
@@ -12,7 +12,7 @@ const FLAG = { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' };
 const CAPABLE = ['dynamically_loaded_tools'];
 
 /** Opens an agent whose host runs three user tools: alpha and beta deferred, gamma inline. */
-function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: ToolhostConfigInput } = {}): void {
+function open(options: { env?: Record<string, string>; capabilities?: string[]; config?: AppConfigInput } = {}): void {
   fx.open({
     env: options.env ?? {},
     config: options.config,

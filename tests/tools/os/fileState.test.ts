@@ -8,6 +8,7 @@ import { IAgentFileStateService } from '../../../src/tools/os/contract';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
 import { readTool } from '../../../src/tools/os/read/readTool';
+import { readConfig } from '../../../src/tools/os/osConfig';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { writeFiles } from '../../helpers/tempDir';
 
@@ -207,7 +208,8 @@ describe('the stale-write guard on files larger than read.lineCountMaxBytes', ()
 
 describe('the stale-write guard service', () => {
   test('Read works in an App without Write and Edit (the guard service is optional for it)', async () => {
-    const solo = fx.open({ builtins: false, features: [new Feature('read-only').contributeTool(readTool)] }).agent;
+    // A feature of its own that brings Read and its config section, without the os feature's file-state service.
+    const solo = fx.open({ builtins: false, features: [new Feature('read-only').contributeConfig(readConfig).contributeTool(readTool)] }).agent;
     writeFiles(fx.dir, { 'a.txt': 'x\n' });
     expect(text(await callTool(solo, 'Read', { path: 'a.txt' }))).toBe('1\tx\n<system>Line 1 of 1. End of file reached.</system>');
     await fx.app.dispose();

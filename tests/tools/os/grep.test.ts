@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { ToolhostConfigInput } from '../../../src/services/config/configSchema';
+import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
@@ -23,7 +23,7 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
   });
 
   /** Opens an App whose grep.engine is this suite's engine. */
-  function open(config: ToolhostConfigInput = {}, cwd = fx.dir): void {
+  function open(config: AppConfigInput = {}, cwd = fx.dir): void {
     fx.open({ config: { ...config, grep: { ...config.grep, engine } }, cwd });
   }
 

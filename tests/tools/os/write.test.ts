@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { fsErrorMessage } from '../../../src/tools/os/write/fileToolShared';
+import { fsErrorMessage } from '../../../src/base/fs/fileText';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { writeFiles } from '../../helpers/tempDir';
 
