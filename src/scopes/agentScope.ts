@@ -102,12 +102,11 @@ export class Agent {
     options.overrides?.(container);
 
     this.disposables.add(
-      assembly.onDidChange(({ added, removed }) => {
+      // Removed tools leave the active set here; their classes are unbound by unloadFeature
+      // (asynchronously: a tool's disposer may be async).
+      assembly.onDidChange(({ added }) => {
         for (const contribution of added) this.bindTool(contribution);
         this.get(IAgentToolActivationService).recompute();
-        for (const contribution of removed) {
-          if (container.isCurrentBound(contribution.id)) container.unbind(contribution.id);
-        }
       }),
     );
     this.get(IAgentToolActivationService).recompute();
@@ -148,9 +147,12 @@ export class Agent {
     if (feature.agentModule) this.container.load(feature.agentModule);
   }
 
-  /** @internal */
-  unloadFeature(feature: Feature): void {
-    if (feature.agentModule) this.container.unload(feature.agentModule);
+  /** @internal Unbinds a removed feature's tools and Agent-scope bindings, running their disposers. */
+  async unloadFeature(feature: Feature): Promise<void> {
+    for (const contribution of feature.tools) {
+      if (this.container.isCurrentBound(contribution.id)) await this.container.unbindAsync(contribution.id);
+    }
+    if (feature.agentModule) await this.container.unloadAsync(feature.agentModule);
   }
 
   private bindTool(contribution: AgentToolContribution): void {

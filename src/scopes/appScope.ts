@@ -126,21 +126,24 @@ export class App implements AgentHost {
     this.get(IBuiltinToolAssemblyService).add(feature.tools);
   }
 
-  /** Removes a feature; its tools leave every agent's active set. */
-  removeFeature(id: string): void {
+  /**
+   * Removes a feature: its tools leave every agent's active set, then its bindings go, with their
+   * disposers run (they may be asynchronous). Refused while another feature requires it.
+   */
+  async removeFeature(id: string): Promise<void> {
     const index = this.featureList.findIndex((f) => f.id === id);
     if (index < 0) throw new Error(`No feature "${id}" to remove.`);
     const dependent = this.featureList.find((f) => f.requires.includes(id));
     if (dependent) throw new Error(`Feature "${id}" is required by feature "${dependent.id}"; remove "${dependent.id}" first.`);
     const [feature] = this.featureList.splice(index, 1) as [Feature];
     this.get(IBuiltinToolAssemblyService).remove(feature.tools);
-    for (const agent of this.agentList) agent.unloadFeature(feature);
+    await Promise.all(this.agentList.map((agent) => agent.unloadFeature(feature)));
     const tools = this.featureModules.get(id);
     if (tools) {
       this.featureModules.delete(id);
-      this.container.unload(tools);
+      await this.container.unloadAsync(tools);
     }
-    if (feature.appModule) this.container.unload(feature.appModule);
+    if (feature.appModule) await this.container.unloadAsync(feature.appModule);
     this.config.setSchema(configSchemaFor(this.featureList));
   }
 

@@ -8,6 +8,8 @@ import { IAgentRuntimeService } from '../../src/services/runtime/runtime';
 import { IAgentToolRegistryService } from '../../src/services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../src/services/workspace/workspace';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
+import { createEditToolFeature } from '../../src/tools/edit/editFeature';
+import { createOsToolsFeature } from '../../src/tools/os/osFeature';
 import { IReadTool, ReadTool } from '../../src/tools/os/read/readTool';
 import { constructionCount, testTool } from '../helpers/testTools';
 import { useTempDir } from '../helpers/tempDir';
@@ -173,12 +175,31 @@ describe('App and Agent scopes', () => {
     app.addFeature(feature);
     expect(agent.registry.list().map((r) => r.tool.name)).toEqual(['LateTool']);
     expect((agent.get(IAgentCounter) as AgentCounter).app).toBe(app.get(IAppCounter));
-    app.removeFeature('counters');
+    await app.removeFeature('counters');
     expect(agent.registry.has('LateTool')).toBe(false);
     expect(agent.container.isBound(late.id)).toBe(false);
     expect(agent.container.isBound(IAgentCounter)).toBe(false);
     expect(app.container.isBound(IAppCounter)).toBe(false);
     await app.dispose();
+  });
+
+  test('a feature that requires another is refused without it, and the required one cannot be removed first', async () => {
+    expect(() => createApp({ features: [createEditToolFeature()] })).toThrow(
+      'Feature "edit" requires feature "os"; create the App with both (builtinFeatures() has every builtin one).',
+    );
+    const app = createApp({ features: [createOsToolsFeature()] });
+    app.addFeature(createEditToolFeature());
+    const agent = app.createAgent({ cwd: dir.path });
+    expect(agent.registry.has('Edit')).toBe(true);
+    await expect(app.removeFeature('os')).rejects.toThrow('Feature "os" is required by feature "edit"; remove "edit" first.');
+    expect(agent.registry.has('Read')).toBe(true);
+    await app.removeFeature('edit');
+    await app.removeFeature('os');
+    expect(agent.registry.list()).toEqual([]);
+    const bare = createApp({ features: [] });
+    expect(() => bare.addFeature(createEditToolFeature())).toThrow('Feature "edit" requires feature "os"');
+    expect(bare.features).toEqual([]);
+    await Promise.all([app.dispose(), bare.dispose()]);
   });
 
   test('createAgent refuses a working directory that does not exist', async () => {

@@ -148,7 +148,7 @@ describe('config sections contributed by features', () => {
     app.addFeature(notesFeature());
     expect(app.config.section(notes)).toEqual({ max: 3 });
     app.config.update({ notes: { max: 5 } });
-    app.removeFeature('notes');
+    await app.removeFeature('notes');
     expect(app.config.config).not.toHaveProperty('notes');
     expect(() => app.config.update({ notes: {} })).toThrow('  - notes: unknown key');
     expect(seen).toEqual([{ max: 3 }, { max: 5 }, undefined]);
