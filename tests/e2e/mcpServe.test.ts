@@ -15,6 +15,7 @@ import { CLI, runCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/async';
 import { isAlive } from '../helpers/processes';
+import { callResultText } from '../helpers/mcpServeHarness';
 
 const ALL_TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
 let root: string;
@@ -69,7 +70,6 @@ async function call(c: Connection, name: string, args: Record<string, unknown>):
   return (await c.client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
 describe('toolhost mcp serve with the SDK client over stdio', () => {
   test('lists the active tools and reads a file; logs go to stderr', async () => {
@@ -112,14 +112,14 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
 
   test('--yes approves', async () => {
     const c = await serve(['--cwd', ws, '--yes']);
-    expect(textOf(await call(c, 'Write', { path: 'new.txt', content: 'hello' }))).toMatch(/^Wrote 5 bytes/);
+    expect(callResultText(await call(c, 'Write', { path: 'new.txt', content: 'hello' }))).toMatch(/^Wrote 5 bytes/);
     expect(fs.readFileSync(nodePath.join(ws, 'new.txt'), 'utf8')).toBe('hello');
     expect(c.stderr()).toContain('approves every call (--yes)');
   });
 
   test('a client with elicitation is asked: approve writes the file', async () => {
     const c = await serve(['--cwd', ws], { elicitation: () => ({ action: 'accept', content: { decision: 'approve' } }) });
-    expect(textOf(await call(c, 'Write', { path: 'new.txt', content: 'hello' }))).toMatch(/^Wrote 5 bytes/);
+    expect(callResultText(await call(c, 'Write', { path: 'new.txt', content: 'hello' }))).toMatch(/^Wrote 5 bytes/);
     expect(fs.readFileSync(nodePath.join(ws, 'new.txt'), 'utf8')).toBe('hello');
     expect(c.elicitations).toHaveLength(1);
     expect(c.elicitations[0]!.params.message.split('\n')[0]).toBe('Write wants to run: Writing new.txt');
@@ -130,7 +130,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     const c = await serve(['--cwd', ws], { elicitation: () => ({ action: 'accept', content: { decision: 'reject', reason: 'write to b.txt instead' } }) });
     const result = await call(c, 'Write', { path: 'new.txt', content: 'hello' });
     expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
-    expect(textOf(result)).toBe(
+    expect(callResultText(result)).toBe(
       'Tool "Write" was not run: the user rejected it. Reason: write to b.txt instead Do not retry the same call; choose a different approach or ask the user how to proceed.',
     );
     expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
@@ -153,7 +153,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     controller.abort('stop');
     await expect(pending).rejects.toThrow('stop');
     await cancelled.promise;
-    expect(textOf(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
+    expect(callResultText(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
     expect(fs.existsSync(nodePath.join(ws, 'new.txt'))).toBe(false);
   });
 
@@ -170,7 +170,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);
     for (const p of progress) expect(p.message).toMatch(/^(started|\d+)$/);
     const path = result._meta!['toolhost/outputPath'] as string;
-    expect(textOf(result)).toContain(`output_path: ${path}`);
+    expect(callResultText(result)).toContain(`output_path: ${path}`);
     expect(fs.readFileSync(path, 'utf8')).toMatch(/^started\n1\n2\n3\n/);
   });
 
@@ -184,7 +184,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     controller.abort('stop');
     await expect(pending).rejects.toThrow('stop');
     await waitFor(() => !isAlive(pid), { what: 'the sleep to be killed', timeoutMs: 20_000 });
-    expect(textOf(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
+    expect(callResultText(await call(c, 'Read', { path: 'a.txt' }))).toMatch(/^1\talpha/);
   });
 
   test('editing toolhost.json while connected changes the tools and announces it', async () => {
@@ -195,7 +195,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     await waitFor(() => c.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 20_000 });
     expect((await c.client.listTools()).tools.map((t) => t.name)).toEqual(['Read']);
     // The new approval rule is in effect too.
-    expect(textOf(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
+    expect(callResultText(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
     expect(c.stderr()).toContain(`toolhost: reloaded ${nodePath.join(ws, 'toolhost.json')}\n`);
     expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, Edit, Glob, Grep, TaskList, TaskOutput, TaskStop, WaitFor, Write); telling the client\n');
   });

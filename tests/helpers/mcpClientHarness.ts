@@ -54,3 +54,11 @@ export function textOf(output: ToolOutput): string {
   if (typeof output === 'string') return output;
   return output.map((p) => (p.type === 'text' ? p.text : `[${p.type} ${p.mimeType}]`)).join('\n');
 }
+
+/** Names of the registered MCP tools, in registry order; only those of `server` when given. */
+export function mcpToolNames(h: Harness, server?: string): string[] {
+  return h.agent.registry
+    .list()
+    .filter((r) => (server === undefined ? r.source === 'mcp' : r.owner === `mcp:${server}`))
+    .map((r) => r.tool.name);
+}

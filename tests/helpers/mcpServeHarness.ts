@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
+  type CallToolResult,
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
@@ -80,4 +81,9 @@ export async function openMcpServeHarness(
       await h.dispose();
     },
   };
+}
+
+/** The text of an MCP tool result as a client sees it; other parts as `[type]`. */
+export function callResultText(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
 }

@@ -5,7 +5,7 @@ import type { ToolProgressEvent } from '../../../../src/services/executor/toolEx
 import { IAgentToolRegistryService } from '../../../../src/services/toolRegistry/toolRegistry';
 import { useAgent } from '../../../helpers/agentHarness';
 import { waitFor } from '../../../helpers/async';
-import { type McpClientHarness, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
+import { mcpToolNames, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
 import { fixtureServer } from '../../../helpers/mcpFixtureServer';
 import { isAlive } from '../../../helpers/processes';
 
@@ -13,12 +13,6 @@ jest.setTimeout(60_000);
 
 const fx = useAgent({ prefix: 'toolhost-mcp-' });
 
-function mcpNames(h: McpClientHarness): string[] {
-  return h.agent.registry
-    .list()
-    .filter((r) => r.source === 'mcp')
-    .map((r) => r.tool.name);
-}
 
 const FIXTURE_TOOLS = [
   'add',
@@ -42,7 +36,7 @@ describe('a stdio MCP server as a tool source', () => {
   test("registers a ready server's tools under qualified names, source mcp, owner mcp:<server>", async () => {
     const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() } }));
     await h.serverState('fx', 'ready');
-    expect(mcpNames(h)).toEqual(FIXTURE_TOOLS.map((t) => `mcp__fx__${t}`));
+    expect(mcpToolNames(h)).toEqual(FIXTURE_TOOLS.map((t) => `mcp__fx__${t}`));
     const echo = h.agent.registry.get('mcp__fx__echo')!;
     expect({ source: echo.source, owner: echo.owner, disclosure: echo.disclosure }).toEqual({ source: 'mcp', owner: 'mcp:fx', disclosure: 'inline' });
     expect(echo.tool.description).toBe('Echoes the text back.');
@@ -137,7 +131,7 @@ describe('a stdio MCP server as a tool source', () => {
     // Creating the App and the agent did not wait for either server.
     expect(h.manager.server('slow')!.state).toBe('connecting');
     await h.serverState('fast', 'ready');
-    expect(mcpNames(h)).toEqual(['mcp__fast__ping']);
+    expect(mcpToolNames(h)).toEqual(['mcp__fast__ping']);
     expect(h.manager.server('slow')!.state).toBe('connecting');
     const early = await h.call('mcp__slow__echo', { text: 'x' });
     expect(early).toMatchObject({
@@ -182,7 +176,7 @@ describe('a stdio MCP server as a tool source', () => {
     ]);
     expect(await h.call('mcp__fx__fresh', { text: 'new' })).toMatchObject({ outcome: 'rejected', isError: true });
     // Unchanged tools kept their registration (no churn).
-    expect(mcpNames(h)).toEqual(FIXTURE_TOOLS.map((t) => `mcp__fx__${t}`));
+    expect(mcpToolNames(h)).toEqual(FIXTURE_TOOLS.map((t) => `mcp__fx__${t}`));
   });
 
   test('progress notifications arrive as tool progress and keep a call alive past timeoutMs', async () => {
@@ -265,7 +259,7 @@ describe('tool descriptions and names from the server', () => {
         message: 'MCP tool "???" of server "odd" was not registered: its name has no letter, digit, "_" or "-" to build a tool name from. The server\'s other tools work.',
       },
     ]);
-    expect(mcpNames(h)).toEqual(['mcp__odd__titled', 'mcp__odd__untitled', 'mcp__odd__verbose']);
+    expect(mcpToolNames(h)).toEqual(['mcp__odd__titled', 'mcp__odd__untitled', 'mcp__odd__verbose']);
   });
 });
 
@@ -273,7 +267,7 @@ describe('tool policy', () => {
   test('tools the policy excludes are not registered, and come back when the policy changes', async () => {
     const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() }, config: { tools: { disabled: ['mcp__fx__e*', 'mcp__fx__add'] } } }));
     await h.serverState('fx', 'ready');
-    expect(mcpNames(h)).toEqual(FIXTURE_TOOLS.filter((t) => t !== 'echo' && t !== 'add').map((t) => `mcp__fx__${t}`));
+    expect(mcpToolNames(h)).toEqual(FIXTURE_TOOLS.filter((t) => t !== 'echo' && t !== 'add').map((t) => `mcp__fx__${t}`));
     expect(await h.call('mcp__fx__echo', { text: 'a' })).toMatchObject({
       output: 'Tool "mcp__fx__echo" is disabled by the active tool policy',
       outcome: 'rejected',
@@ -286,7 +280,7 @@ describe('tool policy', () => {
   test('a profile allowlist with an MCP glob admits only matching tools', async () => {
     const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer() }, config: { profile: 'narrow', profiles: { narrow: { tools: ['mcp__fx__ec*', 'Read'] } } } }));
     await h.serverState('fx', 'ready');
-    expect(mcpNames(h)).toEqual(['mcp__fx__echo']);
+    expect(mcpToolNames(h)).toEqual(['mcp__fx__echo']);
   });
 });
 
@@ -294,7 +288,7 @@ describe('collisions', () => {
   test('same_server: the later of two tools with the same qualified name is dropped and reported', async () => {
     const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { fx: fixtureServer({ onlyMany: true, extraTools: ['x.y', 'x_y', 'z'] }) } }));
     await h.serverState('fx', 'ready');
-    expect(mcpNames(h)).toEqual(['mcp__fx__x_y', 'mcp__fx__z']);
+    expect(mcpToolNames(h)).toEqual(['mcp__fx__x_y', 'mcp__fx__z']);
     expect(await h.call('mcp__fx__x_y', { text: 't' })).toMatchObject({ output: 'x.y: t' });
     const warnings = h.warnings.filter((w) => w.code === 'tool_collision');
     expect(warnings).toEqual([

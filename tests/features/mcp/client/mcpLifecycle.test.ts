@@ -6,7 +6,7 @@ import type { McpConnectionManager } from '../../../../src/features/mcp/client/m
 import { createMcpFeature } from '../../../../src/features/mcp/mcpFeature';
 import { useAgent } from '../../../helpers/agentHarness';
 import { waitFor } from '../../../helpers/async';
-import { type McpClientHarness, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
+import { type McpClientHarness, mcpToolNames, openMcpClientHarness, textOf } from '../../../helpers/mcpClientHarness';
 import { FIXTURE_SERVER, fixtureServer } from '../../../helpers/mcpFixtureServer';
 import { isAlive } from '../../../helpers/processes';
 
@@ -14,12 +14,6 @@ jest.setTimeout(60_000);
 
 const fx = useAgent({ prefix: 'toolhost-mcp-' });
 
-function mcpNames(h: McpClientHarness, server: string): string[] {
-  return h.agent.registry
-    .list()
-    .filter((r) => r.owner === `mcp:${server}`)
-    .map((r) => r.tool.name);
-}
 
 /** Warnings other than the fixture's deliberately invalid bad_schema tool. */
 function serverWarnings(h: McpClientHarness) {
@@ -39,7 +33,7 @@ describe('servers that fail or stop', () => {
       'the process closed the connection before initialize finished; the process exited with code 2; its last stderr output:\n    fixture: refusing to start (exitAtStart)';
     expect(h.manager.server('bad')).toMatchObject({ state: 'failed', error: expected, tools: [] });
     expect(serverWarnings(h)).toEqual([{ code: 'server_failed', server: 'bad', message: `MCP server "bad" failed to start: ${expected}. Its tools are unavailable.` }]);
-    expect(mcpNames(h, 'bad')).toEqual([]);
+    expect(mcpToolNames(h, 'bad')).toEqual([]);
     expect(await h.call('mcp__good__echo', { text: 'ok' })).toMatchObject({ output: 'echo: ok' });
     expect((await h.call('mcp__bad__echo', { text: 'x' })).output).toBe(
       `Tool "mcp__bad__echo" is unavailable: MCP server "bad" is not running (${expected}). Do not retry it; use another way.`,
@@ -86,8 +80,8 @@ describe('servers that fail or stop', () => {
     expect(serverWarnings(h)).toEqual([
       { code: 'server_stopped', server: 'fx', message: `MCP server "fx" stopped: ${reason}. Its tools were removed; it is not restarted automatically.` },
     ]);
-    expect(mcpNames(h, 'fx')).toEqual([]);
-    expect(mcpNames(h, 'other').length).toBeGreaterThan(10);
+    expect(mcpToolNames(h, 'fx')).toEqual([]);
+    expect(mcpToolNames(h, 'other').length).toBeGreaterThan(10);
     expect(await h.call('mcp__other__echo', { text: 'fine' })).toMatchObject({ output: 'echo: fine' });
     expect((await h.call('mcp__fx__echo', { text: 'x' })).output).toBe(
       `Tool "mcp__fx__echo" is unavailable: MCP server "fx" is not running (${reason}). Do not retry it; use another way.`,
@@ -100,7 +94,7 @@ describe('servers that fail or stop', () => {
     expect(serverWarnings(h).map((w) => w.message)).toEqual([
       'MCP server "fx" stopped: the process exited with code 4. Its tools were removed; it is not restarted automatically.',
     ]);
-    expect(mcpNames(h, 'fx')).toEqual([]);
+    expect(mcpToolNames(h, 'fx')).toEqual([]);
   });
 
   test('restart(name) brings a stopped server back with its tools', async () => {
@@ -153,9 +147,9 @@ describe('lifecycle', () => {
     await h.serverState('one', 'ready');
     const onePid = await pidOf(h, 'one');
     h.app.config.update({ mcpServers: { two: fixtureServer({ onlyMany: true, extraTools: ['t'] }) } });
-    expect(mcpNames(h, 'one')).toEqual([]);
+    expect(mcpToolNames(h, 'one')).toEqual([]);
     await h.serverState('two', 'ready');
-    expect(mcpNames(h, 'two')).toEqual(['mcp__two__t']);
+    expect(mcpToolNames(h, 'two')).toEqual(['mcp__two__t']);
     await waitFor(() => !isAlive(onePid), { what: 'the removed server to exit' });
     // A changed entry restarts the server; deferred now applies.
     h.app.config.update({ mcpServers: { two: fixtureServer({ onlyMany: true, extraTools: ['t'] }, { deferred: true }) } });

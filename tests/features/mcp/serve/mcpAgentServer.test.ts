@@ -9,7 +9,7 @@ import { toolError } from '../../../../src/tool/contract';
 import { useAgent } from '../../../helpers/agentHarness';
 import { deferred, waitFor } from '../../../helpers/async';
 import { FakeHost } from '../../../helpers/fakeHost';
-import { type McpServeHarness, openMcpServeHarness } from '../../../helpers/mcpServeHarness';
+import { callResultText, type McpServeHarness, openMcpServeHarness } from '../../../helpers/mcpServeHarness';
 import { testTool } from '../../../helpers/testTools';
 
 const fx = useAgent({ prefix: 'toolhost-mcp-' });
@@ -23,9 +23,6 @@ const echoTool = testTool<{ text: string }>('Echo', {
   execute: (input) => ({ output: `echo: ${input.text}` }),
 });
 
-function text(result: CallToolResult): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-}
 
 async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await h!.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -78,7 +75,7 @@ describe('tools/call runs the executor pipeline', () => {
     });
     const invalid = await call('Echo', { text: 5, extra: true });
     expect(invalid.isError).toBe(true);
-    expect(text(invalid)).toMatch(/^Invalid args for tool "Echo": /);
+    expect(callResultText(invalid)).toMatch(/^Invalid args for tool "Echo": /);
   });
 
   test('media parts, structured content and errors thrown by a tool are mapped', async () => {
@@ -112,7 +109,7 @@ describe('tools/call runs the executor pipeline', () => {
       _meta: { 'toolhost/outcome': 'executed' },
     });
     // The server is still serving.
-    expect(text(await call('Picture'))).toBe('a picture\n[image]');
+    expect(callResultText(await call('Picture'))).toBe('a picture\n[image]');
   });
 
   test('output over the budget is spilled to a file; the result points at it and _meta names it', async () => {
@@ -124,9 +121,9 @@ describe('tools/call runs the executor pipeline', () => {
     expect(path.startsWith(nodePath.join(fx.dir, 'data', 'tool-results') + nodePath.sep)).toBe(true);
     expect(fs.readFileSync(path, 'utf8')).toBe(big);
     expect(result.isError).toBeUndefined();
-    expect(text(result)).toContain(`output_path: ${path}`);
-    expect(text(result)).toContain('line 1 xxxxxxxxxxxxxxxxxxxx');
-    expect(text(result).length).toBeLessThan(big.length);
+    expect(callResultText(result)).toContain(`output_path: ${path}`);
+    expect(callResultText(result)).toContain('line 1 xxxxxxxxxxxxxxxxxxxx');
+    expect(callResultText(result).length).toBeLessThan(big.length);
   });
 });
 
@@ -166,20 +163,20 @@ describe('approvals', () => {
 
   test('a config approval.allow rule approves it without asking', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], config: { approval: { allow: ['Touch'] } } }));
-    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(callResultText(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
   });
 
   test('--yes approves it; approval.deny still wins', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], approveAll: true, config: { approval: { deny: ['Touch(secret.txt)'] } } }));
-    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(callResultText(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     const denied = await call('Touch', { path: 'secret.txt' });
     expect(denied._meta).toEqual({ 'toolhost/outcome': 'denied' });
-    expect(text(denied)).toMatch(/^Tool "Touch" was denied by the approval rule "Touch\(secret.txt\)" \(config approval.deny\)/);
+    expect(callResultText(denied)).toMatch(/^Tool "Touch" was denied by the approval rule "Touch\(secret.txt\)" \(config approval.deny\)/);
   });
 
   test('a client with elicitation is asked; approve runs the call', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve' } }) }));
-    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(callResultText(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     expect(h.elicitations).toHaveLength(1);
     const params = h.elicitations[0]!.params;
     expect(params.message).toBe(
@@ -197,8 +194,8 @@ describe('approvals', () => {
 
   test('approve_session stores the rule: the same call is not asked again', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => ({ action: 'accept', content: { decision: 'approve_session' } }) }));
-    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
-    expect(text(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(callResultText(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
+    expect(callResultText(await call('Touch', { path: 'a.txt' }))).toBe('touched a.txt');
     expect(h.elicitations).toHaveLength(1);
     await call('Touch', { path: 'b.txt' });
     expect(h.elicitations).toHaveLength(2);
@@ -212,7 +209,7 @@ describe('approvals', () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [writeTool], elicitation: () => answer }));
     const result = await call('Touch', { path: 'a.txt' });
     expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
-    expect(text(result)).toBe(`Tool "Touch" was not run: the user rejected it. ${reason} Do not retry the same call; choose a different approach or ask the user how to proceed.`);
+    expect(callResultText(result)).toBe(`Tool "Touch" was not run: the user rejected it. ${reason} Do not retry the same call; choose a different approach or ask the user how to proceed.`);
     expect(fs.existsSync(nodePath.join(fx.dir, 'a.txt'))).toBe(false);
   });
 
@@ -226,8 +223,8 @@ describe('approvals', () => {
     }));
     const result = await call('Touch', { path: 'a.txt' });
     expect(result._meta).toEqual({ 'toolhost/outcome': 'denied' });
-    expect(text(result)).toMatch(/^Tool "Touch" was not run: the approval request failed \(MCP error -32603: no UI\)\./);
-    expect(text(await call('Echo', { text: 'still here' }))).toBe('echo: still here');
+    expect(callResultText(result)).toMatch(/^Tool "Touch" was not run: the approval request failed \(MCP error -32603: no UI\)\./);
+    expect(callResultText(await call('Echo', { text: 'still here' }))).toBe('echo: still here');
   });
 });
 
@@ -241,9 +238,9 @@ describe('concurrency and order across requests', () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     const slow = call('Slow');
     await waitFor(() => h!.mcp.activeCalls === 1, { what: 'Slow to start', timeoutMs: 10_000 });
-    expect(text(await call('Echo', { text: 'meanwhile' }))).toBe('echo: meanwhile');
+    expect(callResultText(await call('Echo', { text: 'meanwhile' }))).toBe('echo: meanwhile');
     release.resolve();
-    expect(text(await slow)).toBe('slow done');
+    expect(callResultText(await slow)).toBe('slow done');
   });
 
   function fileTool(name: string, events: string[], gates: Map<string, { promise: Promise<void> }>) {
@@ -268,8 +265,8 @@ describe('concurrency and order across requests', () => {
     await waitFor(() => h!.mcp.callsWaitingForOrder === 1, { what: 'the second call to wait', timeoutMs: 10_000 });
     expect(events).toEqual(['start first']);
     gates.get('first')!.resolve();
-    expect(text(await first)).toBe('first done');
-    expect(text(await second)).toBe('second done');
+    expect(callResultText(await first)).toBe('first done');
+    expect(callResultText(await second)).toBe('second done');
     expect(events).toEqual(['start first', 'end first', 'start second', 'end second']);
   });
 
@@ -279,7 +276,7 @@ describe('concurrency and order across requests', () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [fileTool('Put', events, gates)], approveAll: true }));
     const a = call('Put', { id: 'a', path: 'a.txt' });
     await waitFor(() => events.includes('start a'), { what: 'a to start', timeoutMs: 10_000 });
-    expect(text(await call('Put', { id: 'b', path: 'b.txt' }))).toBe('b done');
+    expect(callResultText(await call('Put', { id: 'b', path: 'b.txt' }))).toBe('b done');
     expect(events).toEqual(['start a', 'start b', 'end b']);
     gates.get('a')!.resolve();
     await a;
@@ -300,7 +297,7 @@ describe('concurrency and order across requests', () => {
     const third = call('Put', { id: 'third', path: 'same.txt' });
     gates.get('first')!.resolve();
     await first;
-    expect(text(await third)).toBe('third done');
+    expect(callResultText(await third)).toBe('third done');
     expect(events).toEqual(['start first', 'end first', 'start third', 'end third']);
   });
 });
@@ -332,7 +329,7 @@ describe('cancellation and progress', () => {
     expect(await sawAbort.promise).toBe('the user pressed stop');
     await waitFor(() => outcomes.length === 1, { what: 'the call to finish', timeoutMs: 10_000 });
     expect(outcomes).toEqual(['Wait:aborted']);
-    expect(text(await call('Echo', { text: 'next' }))).toBe('echo: next');
+    expect(callResultText(await call('Echo', { text: 'next' }))).toBe('echo: next');
   });
 
   test('cancelling a call whose approval is being asked cancels the elicitation too', async () => {
@@ -355,7 +352,7 @@ describe('cancellation and progress', () => {
     controller.abort();
     await expect(pending).rejects.toBeDefined();
     await elicitationAborted.promise;
-    expect(text(await call('Echo', { text: 'next' }))).toBe('echo: next');
+    expect(callResultText(await call('Echo', { text: 'next' }))).toBe('echo: next');
   });
 
   test('tool progress becomes notifications/progress for a request with a progress token', async () => {
@@ -380,7 +377,7 @@ describe('cancellation and progress', () => {
         if (progress.length === 3) seen.resolve();
       },
     });
-    expect(text((await pending) as CallToolResult)).toBe('all steps done');
+    expect(callResultText((await pending) as CallToolResult)).toBe('all steps done');
     expect(progress).toEqual([
       { progress: 1, total: 3, message: 'one' },
       { progress: 2, total: 3 },
@@ -399,7 +396,7 @@ describe('cancellation and progress', () => {
         if (progress.length === 2) enough.resolve();
       },
     });
-    expect(text((await pending) as CallToolResult)).toBe('done');
+    expect(callResultText((await pending) as CallToolResult)).toBe('done');
     expect(progress.map((p) => p.progress)).toEqual([1, 2]);
     expect(progress[0]!.message).toMatch(/^Quiet is still running \(\d+ s\)$/);
   });
@@ -439,7 +436,7 @@ describe('the tool list follows the active set', () => {
     h.app.config.update({ tools: { disabled: ['Other'] } });
     await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo']);
-    expect(text(await call('Other'))).toBe('Tool "Other" not found');
+    expect(callResultText(await call('Other'))).toBe('Tool "Other" not found');
   });
 
   test('a feature added at run time is announced', async () => {
@@ -448,7 +445,7 @@ describe('the tool list follows the active set', () => {
     h.app.addFeature(new Feature('late').contributeTool(testTool('Late', { accesses: () => ToolAccesses.none() })));
     await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Late']);
-    expect(text(await call('Late'))).toBe('Late done');
+    expect(callResultText(await call('Late'))).toBe('Late done');
   });
 
   test('a description that changes with the config is announced', async () => {
@@ -488,7 +485,7 @@ describe('host tools and deferred loading', () => {
       description: 'Asks a teammate a question.',
       inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
     });
-    expect(text(await call('ask_teammate', { question: 'why?' }))).toBe('ask_teammate answered {"question":"why?"}');
+    expect(callResultText(await call('ask_teammate', { question: 'why?' }))).toBe('ask_teammate answered {"question":"why?"}');
   });
 
   test('with deferred loading on, a deferred tool is listed once select_tools loads it', async () => {
@@ -503,13 +500,13 @@ describe('host tools and deferred loading', () => {
     const before = (await h.client.listTools()).tools.map((t) => t.name);
     expect(before).toContain('select_tools');
     expect(before).not.toContain('ask_teammate');
-    expect(text(await call('ask_teammate', { question: 'q' }))).toBe(
+    expect(callResultText(await call('ask_teammate', { question: 'q' }))).toBe(
       'Tool "ask_teammate" is available but not loaded. Call select_tools with ["ask_teammate"] first, then call the tool.',
     );
-    expect(text(await call('select_tools', { names: ['ask_teammate'] }))).toContain('Loaded: ask_teammate');
+    expect(callResultText(await call('select_tools', { names: ['ask_teammate'] }))).toContain('Loaded: ask_teammate');
     await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('ask_teammate');
-    expect(text(await call('ask_teammate', { question: 'q' }))).toBe('ok');
+    expect(callResultText(await call('ask_teammate', { question: 'q' }))).toBe('ok');
   });
 });
 
