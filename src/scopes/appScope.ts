@@ -63,6 +63,9 @@ export class App implements AgentHost {
 
   constructor(options: CreateAppOptions = {}) {
     const features = options.features ?? builtinFeatures();
+    // The feature set is checked before anything is built from it.
+    features.forEach((feature, index) => this.assertNewFeature(feature, features.slice(0, index)));
+    for (const feature of features) this.assertRequirements(feature, features);
     const schema = configSchemaFor(features);
     const config = parseConfig(options.config ?? {}, options.configSource, schema);
     this.container = new Container();
@@ -71,14 +74,12 @@ export class App implements AgentHost {
     this.container.bind(IAppEnvironment).toConstantValue({ ...(options.env ?? process.env) });
     this.container.load(coreAppModule);
     for (const feature of features) {
-      this.assertNewFeature(feature);
       this.featureList.push(feature);
       if (feature.appModule) this.container.load(feature.appModule);
       const tools = contributionModule(feature);
       this.featureModules.set(feature.id, tools);
       this.container.load(tools);
     }
-    for (const feature of this.featureList) this.assertRequirements(feature, this.featureList);
     options.overrides?.(this.container);
   }
 
@@ -168,8 +169,8 @@ export class App implements AgentHost {
     }
   }
 
-  private assertNewFeature(feature: Feature): void {
-    if (this.featureList.some((f) => f.id === feature.id)) throw new Error(`Feature "${feature.id}" is already part of this App.`);
+  private assertNewFeature(feature: Feature, existing: readonly Feature[] = this.featureList): void {
+    if (existing.some((f) => f.id === feature.id)) throw new Error(`Feature "${feature.id}" is already part of this App.`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { inject, injectable, preDestroy } from 'inversify';
+import { z } from 'zod';
 import { createApp } from '../../src/scopes/appScope';
 import { Feature, defineFeature } from '../../src/di/feature';
 import { createServiceId } from '../../src/di/serviceId';
@@ -200,6 +201,11 @@ describe('App and Agent scopes', () => {
     expect(() => bare.addFeature(createEditToolFeature())).toThrow('Feature "edit" requires feature "os"');
     expect(bare.features).toEqual([]);
     await Promise.all([app.dispose(), bare.dispose()]);
+  });
+
+  test('two features with one id are refused, before any config or binding is built', () => {
+    const twin = () => new Feature('twin').contributeConfig('twin', z.object({}).prefault({}));
+    expect(() => createApp({ features: [twin(), twin()] })).toThrow('Feature "twin" is already part of this App.');
   });
 
   test('createAgent refuses a working directory that does not exist', async () => {
