@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Command } from 'commander';
+import { closestMatch } from '../base/strings';
 import { readConfigFor } from '../services/config/configLoader';
+import { KNOWN_MODEL_CAPABILITIES } from '../services/model/model';
 import { type CliIo, UsageError } from './io';
 
 export interface WorkspaceFlags {
@@ -43,6 +45,14 @@ export function resolveWorkspace(flags: WorkspaceFlags, io: CliIo): ResolvedWork
     throw new UsageError(`--cwd: directory "${flags.cwd ?? cwd}" does not exist.`);
   }
   if (!stat.isDirectory()) throw new UsageError(`--cwd: "${flags.cwd ?? cwd}" is not a directory.`);
+  for (const capability of flags.modelCapability ?? []) {
+    if (!KNOWN_MODEL_CAPABILITIES.includes(capability)) {
+      const suggestion = closestMatch(capability, KNOWN_MODEL_CAPABILITIES);
+      throw new UsageError(
+        `--model-capability: unknown capability "${capability}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known: ${KNOWN_MODEL_CAPABILITIES.join(', ')}.`,
+      );
+    }
+  }
   const { input, file, source } = readConfigFor(cwd, flags.config === undefined ? undefined : nodePath.resolve(io.cwd, flags.config));
   return { cwd, configInput: input, configSource: source, configFile: file };
 }

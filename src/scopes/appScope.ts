@@ -67,7 +67,7 @@ export class App implements AgentHost {
     features.forEach((feature, index) => this.assertNewFeature(feature, features.slice(0, index)));
     for (const feature of features) this.assertRequirements(feature, features);
     const schema = configSchemaFor(features);
-    const config = parseConfig(options.config ?? {}, options.configSource, schema);
+    const config = parseConfig(options.config, options.configSource, schema);
     this.container = new Container();
     this.container.bind(IInitialConfig).toConstantValue(config);
     this.container.bind(IInitialConfigSchema).toConstantValue(schema);

@@ -66,6 +66,13 @@ describe('usage errors exit with code 2 and a clear message', () => {
     ],
     ['an unknown config key', ['tools'], { 'toolhost.json': JSON.stringify({ raed: {} }) }, /- raed: unknown key \(did you mean "read"\?\)/],
     ['a flag without its value', ['tools', '--profile'], {}, /error: option '--profile <name>' argument missing/],
+    [
+      'an unknown model capability',
+      ['tools', '--model-capability', 'image_inn'],
+      {},
+      /^toolhost: --model-capability: unknown capability "image_inn" \(did you mean "image_in"\?\); known: dynamically_loaded_tools, image_in, video_in\.\n$/,
+    ],
+    ['a config file holding null', ['tools'], { 'toolhost.json': 'null' }, /^toolhost: Invalid configuration in .*toolhost\.json:\n {2}- \(root\): expected object, received null\n$/],
   ])('%s', async (_name, args, files, stderr) => {
     writeFiles(dir.path, files);
     const run = await runCliProcess(args, { cwd: dir.path });
@@ -73,6 +80,15 @@ describe('usage errors exit with code 2 and a clear message', () => {
     expect(run.stderr).toMatch(stderr);
     expect(run.stdout).toBe('');
   });
+});
+
+test('a config file saved with a UTF-8 byte-order mark is read', async () => {
+  writeFiles(dir.path, { 'toolhost.json': `\uFEFF${JSON.stringify({ tools: { disabled: ['Bash'] } })}` });
+  const run = await runCliProcess(['tools', '--json'], { cwd: dir.path });
+  expect(run.stderr).toBe('');
+  const names = (JSON.parse(run.stdout) as Array<{ name: string }>).map((t) => t.name);
+  expect(names).toContain('Read');
+  expect(names).not.toContain('Bash');
 });
 
 describe('help and version', () => {

@@ -9,7 +9,8 @@ import { IConfigService } from '../../src/services/config/config';
 import { ConfigError, parseConfig, readConfigFile, readConfigFor } from '../../src/services/config/configLoader';
 import { ConfigCompositionError } from '../../src/services/config/configSchema';
 import { createOsToolsFeature } from '../../src/tools/os/osFeature';
-import { readConfig } from '../../src/tools/os/osConfig';
+import { grepConfig, readConfig } from '../../src/tools/os/osConfig';
+import { mergeConfig } from '../../src/services/config/configService';
 import { useTempDir } from '../helpers/tempDir';
 
 const dir = useTempDir();
@@ -173,5 +174,28 @@ describe('config sections contributed by features', () => {
     );
     expect(() => defineConfigSection('a.b', z.object({}).prefault({}))).toThrow('Config section key "a.b" is invalid');
     expect(() => new Feature('n').contributeConfig(notes).contributeConfig(notes)).toThrow('Feature "n" contributes config section "notes" twice.');
+  });
+});
+
+describe('config.update', () => {
+  test('merges objects key by key and replaces arrays', async () => {
+    const app = createApp({ config: { approval: { allow: ['Read'], deny: ['Bash(rm *)'] }, grep: { engine: 'builtin', headLimit: 10 } } });
+    app.config.update({ approval: { deny: ['Write'] } });
+    expect(app.config.config.approval).toEqual({ allow: ['Read'], ask: [], deny: ['Write'] });
+    app.config.update({ grep: { headLimit: 20 } });
+    expect(app.config.section(grepConfig)).toMatchObject({ engine: 'builtin', headLimit: 20 });
+    app.config.update({ profiles: { review: { tools: ['Read'] } } });
+    app.config.update({ profiles: { ship: { tools: ['Bash'] } } });
+    expect(Object.keys(app.config.config.profiles)).toEqual(['review', 'ship']);
+    await app.dispose();
+  });
+
+  test('mergeConfig: undefined keeps a value, a non-object replaces, the walk is bounded', () => {
+    expect(mergeConfig({ a: { b: 1, c: [1, 2] } }, { a: { b: undefined, c: [3] } })).toEqual({ a: { b: 1, c: [3] } });
+    expect(mergeConfig({ a: { b: 1 } }, { a: null })).toEqual({ a: null });
+    expect(mergeConfig({ a: 1 }, { a: { b: 2 } })).toEqual({ a: { b: 2 } });
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 10_000; i++) deep = { x: deep };
+    expect(() => mergeConfig(deep, deep)).not.toThrow();
   });
 });

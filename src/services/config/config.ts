@@ -14,7 +14,10 @@ export interface IConfigService {
   section<C extends ConfigSection>(section: C): ConfigSectionValue<C>;
   /** Validates and replaces the whole configuration. Throws ConfigError and keeps the old one. */
   replace(input: unknown, source?: string): void;
-  /** Validates and replaces the given top-level sections. Throws ConfigError and keeps the old one. */
+  /**
+   * Validates and applies a partial configuration: objects merge into the current ones key by
+   * key, arrays and other values replace. Throws ConfigError and keeps the old one.
+   */
   update(sections: Partial<ToolhostConfigInput>): void;
   /**
    * Switches to another schema (the App's features changed): the current configuration is

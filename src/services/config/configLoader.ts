@@ -90,7 +90,8 @@ export function configIssuesFromZod(error: z.ZodError, schema: z.ZodType, absent
 
 /** Validates raw configuration (already parsed JSON) against an App's schema and fills in defaults. */
 export function parseConfig(input: unknown, source = 'configuration', schema: ComposedConfigSchema = CORE_CONFIG_SCHEMA): ToolhostConfig {
-  const result = schema.schema.safeParse(input ?? {});
+  // Only a missing configuration means the defaults; `null` is a mistake worth naming.
+  const result = schema.schema.safeParse(input === undefined ? {} : input);
   if (!result.success) throw new ConfigError(source, configIssuesFromZod(result.error, schema.schema, schema.absentOwners));
   return result.data;
 }
@@ -109,7 +110,8 @@ export function readConfigFile(file: string): unknown {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte-order mark; it is not part of the JSON.
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     throw new ConfigError(file, [{ path: '', message: `not valid JSON: ${(error as Error).message}` }]);
   }

@@ -6,6 +6,25 @@ import { IInitialConfig, IInitialConfigSchema } from './config';
 import { parseConfig } from './configLoader';
 import { type ComposedConfigSchema, CoreConfigSchema, type ToolhostConfig, type ToolhostConfigInput } from './configSchema';
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * `patch` laid over `base`: objects merge key by key (so `{approval: {deny: [...]}}` keeps
+ * `approval.allow`), arrays and other values replace, `undefined` leaves a key as it was. Past
+ * `depth` levels a patch value replaces whole (configuration is shallow; this bounds the walk).
+ */
+export function mergeConfig(base: unknown, patch: unknown, depth = 32): unknown {
+  if (!isPlainObject(base) || !isPlainObject(patch) || depth <= 0) return patch === undefined ? base : patch;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    merged[key] = key in base ? mergeConfig(base[key], value, depth - 1) : value;
+  }
+  return merged;
+}
+
 @injectable()
 export class ConfigService implements IConfigService {
   private current: ToolhostConfig;
@@ -40,7 +59,7 @@ export class ConfigService implements IConfigService {
   }
 
   update(sections: Partial<ToolhostConfigInput>): void {
-    this.replace({ ...this.current, ...sections });
+    this.replace(mergeConfig(this.current, sections));
   }
 
   setSchema(schema: ComposedConfigSchema): void {

@@ -4,6 +4,13 @@ import { createServiceId } from '../../di/serviceId';
 /** A capability a model declares, e.g. `dynamically_loaded_tools`, `image_in`. */
 export type ModelCapability = string;
 
+/**
+ * The capabilities toolhost knows: `dynamically_loaded_tools` (deferred tool loading with
+ * select_tools), `image_in` and `video_in` (the model reads images and video). The CLI refuses
+ * others, since a misspelt capability would silently change nothing.
+ */
+export const KNOWN_MODEL_CAPABILITIES: readonly ModelCapability[] = ['dynamically_loaded_tools', 'image_in', 'video_in'];
+
 /** What the agent's current model can do (Agent scope); a host updates it when it switches models. */
 export interface IAgentModelService {
   readonly capabilities: ReadonlySet<ModelCapability>;
