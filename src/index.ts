@@ -167,6 +167,7 @@ export {
   type InteractionResponse,
   type InteractionRequests,
 } from './services/interaction/interaction';
+export { interactionHost, type InteractionHandler, type InteractionHandlers, type InteractionHostOptions } from './services/interaction/interactionHost';
 
 // Host tools, deferred loading, the model
 export { IAgentUserToolService, UserToolError, type UserToolRegistration } from './services/userTools/userTools';
