@@ -1,7 +1,8 @@
 /**
  * Lossless coercion of model arguments before validation: a string that is exactly the JSON text
  * of the integer, number or boolean the schema asks for becomes that value ("3" → 3, "true" →
- * true). Only where the schema does not accept a string; nothing else is touched.
+ * true), and a number only when the double holds the written value exactly (not
+ * "12345678901234567890"). Only where the schema does not accept a string; nothing else is touched.
  */
 
 type Schema = { readonly [key: string]: unknown };
@@ -28,12 +29,35 @@ function typesOf(schema: Schema): Set<string> {
   return types;
 }
 
+/** A decimal number's value as sign, significant digits and exponent, so equal values compare equal ("1.50" and "1.5e0"). */
+function decimalValue(text: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return text;
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
+  let digits = `${whole}${fraction}`;
+  let scale = Number(exponent) - fraction.length;
+  const leading = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(leading);
+  if (digits === '') return '0';
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  scale += trailing;
+  return `${sign}${digits}e${scale}`;
+}
+
+/** The number the text stands for, only when the double holds it exactly as written ("12345678901234567890" does not fit). */
+function exactNumber(text: string): number | undefined {
+  const n = Number(text);
+  if (!Number.isFinite(n)) return undefined;
+  return decimalValue(String(n)) === decimalValue(text) ? n : undefined;
+}
+
 function coerceScalar(value: string, schema: Schema): unknown {
   const types = typesOf(schema);
   if (types.size === 0 || types.has('string')) return value;
   if ((types.has('integer') || types.has('number')) && JSON_NUMBER.test(value)) {
-    const n = Number(value);
-    if (Number.isFinite(n) && (types.has('number') || (Number.isSafeInteger(n) && !/[.eE]/.test(value)))) return n;
+    const n = exactNumber(value);
+    if (n !== undefined && (types.has('number') || (Number.isSafeInteger(n) && !/[.eE]/.test(value)))) return n;
   }
   if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true';
   return value;
