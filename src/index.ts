@@ -62,13 +62,30 @@ export {
 } from './tool/ruleMatch';
 export {
   toOpenAiTools,
+  toOpenAiResponsesTools,
   toAnthropicTools,
+  toModelTools,
   MODEL_TOOL_FORMATS,
   type ModelToolFormat,
   type ModelToolSpec,
   type OpenAiTool,
+  type OpenAiResponsesTool,
   type AnthropicTool,
 } from './tool/modelToolFormats';
+export {
+  toOpenAiChatMessages,
+  toOpenAiResponsesItem,
+  toAnthropicToolResult,
+  type ModelToolResult,
+  type OpenAiChatToolMessage,
+  type OpenAiChatUserMessage,
+  type OpenAiChatUserContentPart,
+  type OpenAiResponsesFunctionCallOutput,
+  type OpenAiResponsesOutputPart,
+  type AnthropicToolResultBlock,
+  type AnthropicToolResultContent,
+  type AnthropicImageMediaType,
+} from './tool/modelResultFormats';
 
 // Tool policy
 export {

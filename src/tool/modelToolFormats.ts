@@ -7,8 +7,8 @@ export interface ModelToolSpec {
   readonly parameters: JsonSchema;
 }
 
-export type ModelToolFormat = 'openai' | 'anthropic' | 'json';
-export const MODEL_TOOL_FORMATS: readonly ModelToolFormat[] = ['openai', 'anthropic', 'json'];
+export type ModelToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'json';
+export const MODEL_TOOL_FORMATS: readonly ModelToolFormat[] = ['openai', 'openai-responses', 'anthropic', 'json'];
 
 /** OpenAI and Anthropic both require names matching this (1–64 characters). */
 export const PROVIDER_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -16,6 +16,16 @@ export const PROVIDER_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export interface OpenAiTool {
   readonly type: 'function';
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonSchema };
+}
+
+/** A Responses API `tools` entry: the function fields at the top level. */
+export interface OpenAiResponsesTool {
+  readonly type: 'function';
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  /** Strict mode needs every property required and no optional ones; toolhost schemas have optional properties. */
+  readonly strict: false;
 }
 
 export interface AnthropicTool {
@@ -36,6 +46,25 @@ export function toOpenAiTools(tools: readonly ModelToolSpec[]): OpenAiTool[] {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: providerSchema(tool.parameters) },
   }));
+}
+
+/** Responses API `tools` entries (the flat shape). */
+export function toOpenAiResponsesTools(tools: readonly ModelToolSpec[]): OpenAiResponsesTool[] {
+  return tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: providerSchema(tool.parameters), strict: false }));
+}
+
+/** The tool list in one of the formats (`json`: the specs as they are). */
+export function toModelTools(tools: readonly ModelToolSpec[], format: ModelToolFormat): readonly unknown[] {
+  switch (format) {
+    case 'openai':
+      return toOpenAiTools(tools);
+    case 'openai-responses':
+      return toOpenAiResponsesTools(tools);
+    case 'anthropic':
+      return toAnthropicTools(tools);
+    case 'json':
+      return tools;
+  }
 }
 
 /** Messages API `tools` entries. */

@@ -133,6 +133,14 @@ describe('toolhost tools --format', () => {
     expect(Object.keys(tools[0]!)).toEqual(['name', 'description', 'input_schema']);
   });
 
+  test('openai-responses prints Responses API tool entries (flat)', async () => {
+    const run = await runCliProcess(['tools', '--format', 'openai-responses'], { cwd: dir.path });
+    expect(run.code).toBe(0);
+    const tools = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+    expect(Object.keys(tools[0]!)).toEqual(['type', 'name', 'description', 'parameters', 'strict']);
+    expect(tools.find((t) => t['name'] === 'Read')).toMatchObject({ type: 'function', strict: false, parameters: { type: 'object' } });
+  });
+
   test('json is the same as --json', async () => {
     const [a, b] = await Promise.all([runCliProcess(['tools', '--format', 'json'], { cwd: dir.path }), runCliProcess(['tools', '--json'], { cwd: dir.path })]);
     expect(a.stdout).toBe(b.stdout);
@@ -141,7 +149,7 @@ describe('toolhost tools --format', () => {
   test('an unknown format is a usage error', async () => {
     const run = await runCliProcess(['tools', '--format', 'xml'], { cwd: dir.path });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/error: option '--format <format>' argument 'xml' is invalid\. Allowed choices are openai, anthropic, json\./);
+    expect(run.stderr).toMatch(/error: option '--format <format>' argument 'xml' is invalid\. Allowed choices are openai, openai-responses, anthropic, json\./);
   });
 
   test('select_tools is listed only with the flag and the model capability', async () => {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { IAgentToolSelectService } from '../../services/toolSelect/toolSelect';
-import { MODEL_TOOL_FORMATS, type ModelToolFormat, toAnthropicTools, toOpenAiTools } from '../../tool/modelToolFormats';
+import { MODEL_TOOL_FORMATS, type ModelToolFormat, toModelTools } from '../../tool/modelToolFormats';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import type { CliIo } from '../io';
@@ -17,7 +17,7 @@ export function toolsCommand(io: CliIo): Command {
     .description("print the tools the agent's model is given")
     .option('--json', 'print only a JSON array of {name, description, parameters, source, disclosure}, sorted by name (same as --format json)')
     .addOption(
-      new Option('--format <format>', 'print only the tool list in a model API\'s shape: "openai" (Chat Completions tools), "anthropic" (Messages API tools) or "json"').choices(
+      new Option('--format <format>', 'print only the tool list in a model API\'s shape: "openai" (Chat Completions tools), "openai-responses" (Responses API tools), "anthropic" (Messages API tools) or "json"').choices(
         MODEL_TOOL_FORMATS,
       ),
     )
@@ -30,8 +30,7 @@ export function toolsCommand(io: CliIo): Command {
       const tools = session.agent.get(IAgentToolSelectService).modelTools();
       const format = flags.format ?? (flags.json ? 'json' : undefined);
       if (format !== undefined) {
-        const list = format === 'openai' ? toOpenAiTools(tools) : format === 'anthropic' ? toAnthropicTools(tools) : tools;
-        io.stdout.write(JSON.stringify(list, null, 2) + '\n');
+        io.stdout.write(JSON.stringify(toModelTools(tools, format), null, 2) + '\n');
         return;
       }
       const rows = tools.map((t) => [t.name, t.source, t.disclosure, summaryLine(t.description, 90)]);
