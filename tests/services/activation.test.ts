@@ -46,10 +46,26 @@ describe('AgentToolActivationService', () => {
     const config = app.get(IConfigService);
     config.update({ tools: { enabled: ['Alpha', 'Gamma'] } });
     expect(names(agent)).toEqual(['Alpha', 'Gamma']);
+    // update() merges: the allowlist stays until it is replaced.
     config.update({ tools: { disabled: ['Alpha'] } });
+    expect(names(agent)).toEqual(['Gamma']);
+    config.update({ tools: { enabled: [] } });
     expect(names(agent)).toEqual(['Beta', 'Gamma']);
-    config.update({ tools: {} });
+    config.update({ tools: { disabled: [] } });
     expect(names(agent)).toEqual(['Alpha', 'Beta', 'Gamma']);
+  });
+
+  test('a call to a builtin that exists but is inactive says why, not "not found"', async () => {
+    const { agent } = fx.open({ features: [toolsFeature('Alpha', 'Beta')], config: { tools: { disabled: ['Beta'] } } });
+    const [beta, ghost] = await agent.executor.execute([
+      { id: 'b', name: 'Beta', arguments: {} },
+      { id: 'g', name: 'Ghost', arguments: {} },
+    ]);
+    expect([beta!.outcome, beta!.output]).toEqual([
+      'rejected',
+      'Tool "Beta" exists but is not active (excluded by config tools.enabled/tools.disabled), so it cannot be called now; use another tool.',
+    ]);
+    expect(ghost!.output).toBe('Tool "Ghost" not found');
   });
 
   test('a named profile follows config changes to its definition', async () => {
@@ -130,7 +146,7 @@ describe('AgentToolRegistryService', () => {
     const registry = agent.get(IAgentToolRegistryService);
     const userTool = { name: 'Alpha', description: 'user tool', parameters: {}, resolveExecution: () => ({ approvalRule: 'Alpha', execute: async () => ({ output: '' }) }) } as AgentTool;
     const held = registry.register(userTool, { source: 'user' });
-    app.get(IConfigService).update({ tools: {} });
+    app.get(IConfigService).update({ tools: { enabled: [], disabled: [] } });
     expect(agent.activation.status()).toEqual([{ name: 'Alpha', state: 'conflict', reason: 'the name is taken by user' }]);
     expect(registry.get('Alpha')!.source).toBe('user');
     if (held.ok) held.registration.dispose();

@@ -147,6 +147,8 @@ describe('select_tools eligibility is one rule, exempt from allowlists', () => {
     open({ env: FLAG, capabilities: CAPABLE, config: { profiles: { p: { disallowedTools: ['select_tools'] } }, profile: 'p' } });
     expect(fx.agent.registry.has('select_tools')).toBe(false);
     expect(listed()).not.toContain('select_tools');
-    expect((await call('select_tools', { names: ['alpha'] })).output).toBe('Tool "select_tools" not found');
+    expect((await call('select_tools', { names: ['alpha'] })).output).toBe(
+      'Tool "select_tools" exists but is not active (excluded by the profile), so it cannot be called now; use another tool.',
+    );
   });
 });

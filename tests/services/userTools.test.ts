@@ -101,7 +101,7 @@ describe('user tools', () => {
     expect(fx.agent.registry.get('Read')!.tool).toBe(read);
     expect(fx.agent.registry.has('Write')).toBe(false);
     // Enabling Write later still gives the builtin.
-    fx.app.get(IConfigService).update({ tools: {} });
+    fx.app.get(IConfigService).update({ tools: { enabled: [], disabled: [] } });
     expect(fx.agent.registry.get('Write')!.source).toBe('builtin');
   });
 

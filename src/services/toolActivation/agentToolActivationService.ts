@@ -6,6 +6,7 @@ import { DisposableStore, type IDisposable } from '../../base/lifecycle';
 import type { AgentToolContribution, ServiceAccessor } from '../../di/toolContribution';
 import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import type { ToolPolicyLayerName } from '../../toolPolicy/evaluate';
+import { IAgentToolExecutorService } from '../executor/toolExecutor';
 import { IAgentRuntimeService } from '../runtime/runtime';
 import { IBuiltinToolAssemblyService } from '../toolAssembly/builtinToolAssembly';
 import { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
@@ -44,8 +45,11 @@ export class AgentToolActivationService implements IAgentToolActivationService {
     @inject(IAgentToolPolicyService) private readonly policy: IAgentToolPolicyService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
+    @inject(IAgentToolExecutorService) executor: IAgentToolExecutorService,
   ) {
     const recompute = () => this.recompute();
+    // A call to a builtin that exists but is inactive says so, instead of "not found".
+    this.disposables.add(executor.addMissingToolDescriber((name) => this.describeInactive(name)));
     this.disposables.add(runtime.onDidChange(recompute));
     this.disposables.add(policy.onDidChange(recompute));
     // A name another source held may have been released: retry the tools that lost it.
@@ -87,6 +91,12 @@ export class AgentToolActivationService implements IAgentToolActivationService {
       }
       this.activate(contribution);
     }
+  }
+
+  private describeInactive(name: string): string | undefined {
+    const status = this.statuses.get(name);
+    if (!status || status.state === 'active') return undefined;
+    return `Tool "${name}" exists but is not active (${status.reason ?? status.state}), so it cannot be called now; use another tool.`;
   }
 
   private ineligibility(contribution: AgentToolContribution): string | undefined {
