@@ -61,7 +61,8 @@ export function registerAgentToolService<T extends ExecutableTool<never>>(
   toolClass: Newable<T>,
   options: AgentToolContributionOptions,
 ): AgentToolContribution {
-  if (!TOOL_NAME_PATTERN.test(options.name)) {
+  if (typeof options !== 'object' || options === null) throw new ToolContributionError('registerAgentToolService needs options: {name, domain, requiredRuntimeCapabilities}.');
+  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     throw new ToolContributionError(
       `Tool name "${options.name}" is invalid: use letters, digits, "_" or "-", starting with a letter, at most 64 characters.`,
     );
@@ -69,9 +70,16 @@ export function registerAgentToolService<T extends ExecutableTool<never>>(
   if (options.name.startsWith('mcp__')) {
     throw new ToolContributionError(`Tool name "${options.name}" is invalid: the "mcp__" prefix is reserved for MCP tools.`);
   }
-  if (options.domain.trim() === '') throw new ToolContributionError(`Tool "${options.name}" needs a non-empty domain.`);
+  if (typeof options.domain !== 'string' || options.domain.trim() === '') throw new ToolContributionError(`Tool "${options.name}" needs a non-empty domain.`);
+  // Checked at run time too: JavaScript callers and casts reach here without the types.
+  if (!Array.isArray(options.requiredRuntimeCapabilities)) {
+    throw new ToolContributionError(
+      `Tool "${options.name}" needs requiredRuntimeCapabilities: a list of what it needs from the runtime (${RUNTIME_CAPABILITIES.map((c) => `"${c}"`).join(', ')}), or [] for nothing.`,
+    );
+  }
+  if (typeof toolClass !== 'function') throw new ToolContributionError(`Tool "${options.name}" needs a class to construct.`);
   for (const capability of options.requiredRuntimeCapabilities) {
-    if (!(['fs', 'process'] as const).includes(capability)) {
+    if (!RUNTIME_CAPABILITIES.includes(capability)) {
       throw new ToolContributionError(`Tool "${options.name}" requires unknown runtime capability "${String(capability)}".`);
     }
   }
