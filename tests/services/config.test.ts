@@ -190,8 +190,16 @@ describe('config.update', () => {
     await app.dispose();
   });
 
-  test('mergeConfig: undefined keeps a value, a non-object replaces, the walk is bounded', () => {
-    expect(mergeConfig({ a: { b: 1, c: [1, 2] } }, { a: { b: undefined, c: [3] } })).toEqual({ a: { b: 1, c: [3] } });
+  test('a key set to undefined is removed: a section back to its defaults, an MCP server gone', async () => {
+    const app = createApp({ config: { grep: { engine: 'builtin', headLimit: 10 }, mcpServers: { a: { command: 'a', enabled: false }, b: { command: 'b', enabled: false } } } });
+    app.config.update({ grep: { engine: undefined }, mcpServers: { a: undefined } });
+    expect(app.config.section(grepConfig)).toMatchObject({ engine: 'auto', headLimit: 10 });
+    expect(Object.keys(app.config.config['mcpServers'] as object)).toEqual(['b']);
+    await app.dispose();
+  });
+
+  test('mergeConfig: undefined removes a key, a non-object replaces, the walk is bounded', () => {
+    expect(mergeConfig({ a: { b: 1, c: [1, 2] } }, { a: { b: undefined, c: [3] } })).toEqual({ a: { c: [3] } });
     expect(mergeConfig({ a: { b: 1 } }, { a: null })).toEqual({ a: null });
     expect(mergeConfig({ a: 1 }, { a: { b: 2 } })).toEqual({ a: { b: 2 } });
     let deep: Record<string, unknown> = { leaf: 1 };

@@ -16,7 +16,8 @@ export interface IConfigService {
   replace(input: unknown, source?: string): void;
   /**
    * Validates and applies a partial configuration: objects merge into the current ones key by
-   * key, arrays and other values replace. Throws ConfigError and keeps the old one.
+   * key, arrays and other values replace, a key set to `undefined` is removed (back to its
+   * default). Throws ConfigError and keeps the old one.
    */
   update(sections: Partial<ToolhostConfigInput>): void;
   /**

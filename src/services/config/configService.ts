@@ -12,15 +12,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * `patch` laid over `base`: objects merge key by key (so `{approval: {deny: [...]}}` keeps
- * `approval.allow`), arrays and other values replace, `undefined` leaves a key as it was. Past
- * `depth` levels a patch value replaces whole (configuration is shallow; this bounds the walk).
+ * `approval.allow`, and `{mcpServers: {b: …}}` adds a server), arrays and other values replace,
+ * and a key set to `undefined` is removed (back to its default; `{mcpServers: {a: undefined}}`
+ * removes a server). Past `depth` levels a patch value replaces whole (this bounds the walk).
  */
 export function mergeConfig(base: unknown, patch: unknown, depth = 32): unknown {
-  if (!isPlainObject(base) || !isPlainObject(patch) || depth <= 0) return patch === undefined ? base : patch;
+  if (!isPlainObject(base) || !isPlainObject(patch) || depth <= 0) return patch;
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    merged[key] = key in base ? mergeConfig(base[key], value, depth - 1) : value;
+    if (value === undefined) delete merged[key];
+    else merged[key] = key in base ? mergeConfig(base[key], value, depth - 1) : value;
   }
   return merged;
 }

@@ -146,7 +146,7 @@ describe('lifecycle', () => {
     const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { one: fixtureServer() } }));
     await h.serverState('one', 'ready');
     const onePid = await pidOf(h, 'one');
-    h.app.config.update({ mcpServers: { two: fixtureServer({ onlyMany: true, extraTools: ['t'] }) } });
+    h.app.config.update({ mcpServers: { one: undefined, two: fixtureServer({ onlyMany: true, extraTools: ['t'] }) } });
     expect(mcpToolNames(h, 'one')).toEqual([]);
     await h.serverState('two', 'ready');
     expect(mcpToolNames(h, 'two')).toEqual(['mcp__two__t']);

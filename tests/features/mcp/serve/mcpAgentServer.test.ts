@@ -436,7 +436,9 @@ describe('the tool list follows the active set', () => {
     h.app.config.update({ tools: { disabled: ['Other'] } });
     await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo']);
-    expect(callResultText(await call('Other'))).toBe('Tool "Other" not found');
+    expect(callResultText(await call('Other'))).toBe(
+      'Tool "Other" exists but is not active (excluded by config tools.enabled/tools.disabled), so it cannot be called now; use another tool.',
+    );
   });
 
   test('a feature added at run time is announced', async () => {
