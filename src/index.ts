@@ -25,7 +25,13 @@ export {
 export { IAgentStartup } from './di/agentStartup';
 export { defineConfigSection, ConfigSectionError, type ConfigSection, type ConfigSectionInput, type ConfigSectionValue } from './di/configSection';
 
+// What a tool author needs besides: the one inversify and zod toolhost itself uses, so a tool's
+// decorators and schemas work with toolhost's container and schema emitter
+export { injectable, inject, optional, preDestroy } from 'inversify';
+export { z } from 'zod';
+
 // The contract kit
+export { checkToolConformance, type ToolConformanceOptions } from './tool/conformance';
 export * from './tool/contract';
 export * from './tool/accesses';
 export { ToolInputDisplaySchema, TOOL_INPUT_DISPLAY_KINDS, type ToolInputDisplay, type ToolInputDisplayKind } from './tool/display';

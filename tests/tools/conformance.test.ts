@@ -1,20 +1,18 @@
-// `import x = require()` gives the module objects themselves, whose functions jest can spy on.
-import childProcess = require('node:child_process');
-import fs = require('node:fs');
 import fsp = require('node:fs/promises');
-import { Ajv } from 'ajv';
+import * as fs from 'node:fs';
 import { createApp } from '../../src/scopes/appScope';
 import { IAgentTaskService } from '../../src/tools/task/contract';
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
-import { type AgentTool, TOOL_NAME_PATTERN } from '../../src/di/toolContribution';
-import { ToolInputDisplaySchema } from '../../src/tool/display';
+import type { ToolExecution } from '../../src/tool/contract';
+import { checkToolConformance } from '../../src/tool/conformance';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
 /**
- * Contract checks every builtin tool must pass, on the sample inputs each tool's contribution
- * brings (`samples`, defined beside its schema). A tool without samples fails the first test.
+ * Every builtin tool passes the contract check that tool authors get (`checkToolConformance`), on
+ * the sample inputs its contribution brings (`samples`, defined beside its schema). A tool
+ * without samples fails here.
  */
 const dir = useTempDir();
 
@@ -23,82 +21,76 @@ function allBuiltins() {
   const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
   const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
   const contributions = app.get(IBuiltinToolAssemblyService).contributions;
-  const names = contributions.map((c) => c.name);
-  const samples = new Map(contributions.map((c) => [c.name, c.samples ?? []]));
-  return { app, agent, names, samples };
+  return { app, agent, contributions };
 }
 
 describe('every builtin tool', () => {
-  test('brings sample inputs for this conformance suite', async () => {
-    const { app, names, samples } = allBuiltins();
-    expect(names.length).toBeGreaterThanOrEqual(11);
-    expect(names.filter((n) => samples.get(n)!.length === 0)).toEqual([]);
-    await app.dispose();
-  });
-
-  test('has a valid name, a rendered description and a schema ajv compiles, accepting its samples', async () => {
-    const { app, agent, names, samples } = allBuiltins();
-    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false });
-    for (const name of names) {
-      const tool = agent.registry.get(name)!.tool;
-      expect(name).toMatch(TOOL_NAME_PATTERN);
-      expect(tool.description.length).toBeGreaterThan(100);
-      expect(tool.description).not.toMatch(/\$\{[A-Za-z_]/);
-      expect(tool.parameters).toMatchObject({ type: 'object', additionalProperties: false });
-      const validate = ajv.compile(tool.parameters);
-      for (const sample of samples.get(name)!) expect([name, validate(sample), validate.errors]).toEqual([name, true, null]);
-      expect(validate({ ...(samples.get(name)![0] as object), not_a_parameter: 1 })).toBe(false);
-    }
-    await app.dispose();
-  });
-
-  test('resolveExecution opens no file, writes nothing and starts no process', async () => {
+  test('is active, brings samples and conforms: name, description, schema, and resolveExecution without I/O', async () => {
     writeFiles(dir.path, { 'src/a.ts': 'export {};\n' });
-    const { app, agent, names, samples: samplesOf } = allBuiltins();
+    const { app, agent, contributions } = allBuiltins();
+    expect(contributions.length).toBeGreaterThanOrEqual(11);
     // The task tools refuse unknown ids, so their samples name a real task.
     const task = agent.get(IAgentTaskService).startProcess({ command: 'sleep 30', cwd: dir.path, description: 'sample', env: process.env });
     const before = fs.readdirSync(dir.path, { recursive: true });
-    for (const name of names) {
-      const samples = JSON.parse(JSON.stringify(samplesOf.get(name)!).replaceAll(SAMPLE_TASK_ID, task.id)) as unknown[];
-      expect([name, await ioDuringResolve(agent.registry.get(name)!.tool, samples)]).toEqual([name, []]);
+    for (const contribution of contributions) {
+      const registration = agent.registry.get(contribution.name);
+      expect([contribution.name, registration !== undefined]).toEqual([contribution.name, true]);
+      const samples = JSON.parse(JSON.stringify(contribution.samples ?? []).replaceAll(SAMPLE_TASK_ID, task.id)) as unknown[];
+      expect([contribution.name, await checkToolConformance(registration!.tool, samples, { minDescriptionChars: 100 })]).toEqual([contribution.name, []]);
     }
     expect(fs.readdirSync(dir.path, { recursive: true })).toEqual(before);
     await app.dispose();
   });
-
-  test('the check catches a tool that reads a file while resolving', async () => {
-    writeFiles(dir.path, { 'a.txt': 'x' });
-    const sneaky = {
-      name: 'Sneaky',
-      description: '',
-      parameters: {},
-      resolveExecution: async () => {
-        await fsp.readFile(`${dir.path}/a.txt`);
-        return { approvalRule: 'Sneaky', execute: async () => ({ output: '' }) };
-      },
-    };
-    expect(await ioDuringResolve(sneaky, [{}])).toEqual(['fs.promises.readFile']);
-  });
 });
 
-/** The forbidden I/O functions a tool called while resolving its sample inputs. */
-async function ioDuringResolve(tool: AgentTool, samples: readonly unknown[]): Promise<string[]> {
-  // The description is rendered first: its template is read once and cached.
-  void tool.description;
-  const spies = [
-    ...(['openSync', 'readFileSync', 'writeFileSync', 'mkdirSync', 'readdirSync', 'rmSync', 'renameSync'] as const).map((f) => [`fs.${f}`, jest.spyOn(fs, f)] as const),
-    ...(['open', 'readFile', 'writeFile', 'mkdir', 'readdir', 'rm', 'rename'] as const).map((f) => [`fs.promises.${f}`, jest.spyOn(fsp, f)] as const),
-    ...(['spawn', 'exec', 'execFile', 'spawnSync', 'execSync'] as const).map((f) => [`child_process.${f}`, jest.spyOn(childProcess, f)] as const),
-  ];
-  try {
-    for (const sample of samples) {
-      const execution = await tool.resolveExecution(sample as never);
-      if (execution.isError) throw new Error(`${tool.name} refused its sample ${JSON.stringify(sample)}: ${String(execution.output)}`);
-      expect(typeof execution.approvalRule).toBe('string');
-      if (execution.display) expect(ToolInputDisplaySchema.safeParse(execution.display).success).toBe(true);
-    }
-    return spies.filter(([, spy]) => spy.mock.calls.length > 0).map(([label]) => label);
-  } finally {
-    for (const [, spy] of spies) spy.mockRestore();
-  }
-}
+describe('checkToolConformance', () => {
+  const goodSchema = { type: 'object', properties: { path: { type: 'string' } }, additionalProperties: false };
+  const tool = (resolve: (input: never) => Promise<ToolExecution> | ToolExecution, overrides: Record<string, unknown> = {}) => ({
+    name: 'Probe',
+    description: 'Probes a file.',
+    parameters: goodSchema,
+    resolveExecution: resolve,
+    ...overrides,
+  });
+  const ok = (): ToolExecution => ({ approvalRule: 'Probe', execute: async () => ({ output: '' }) });
+
+  test('passes a conforming tool', async () => {
+    expect(await checkToolConformance(tool(ok), [{ path: 'a' }])).toEqual([]);
+  });
+
+  test('catches a tool that reads a file while resolving, and restores fs afterwards', async () => {
+    writeFiles(dir.path, { 'a.txt': 'x' });
+    const readFile = fsp.readFile;
+    const sneaky = tool(async () => {
+      await fsp.readFile(`${dir.path}/a.txt`);
+      return ok();
+    });
+    expect(await checkToolConformance(sneaky, [{ path: 'a' }])).toEqual(['resolveExecution of sample 1 did I/O: fs.promises.readFile']);
+    expect(fsp.readFile).toBe(readFile);
+  });
+
+  test('names every other breach', async () => {
+    const bad = tool(
+      (input: { path?: string }) => {
+        if (input.path === 'boom') throw new Error('kaput');
+        return input.path === 'no' ? { output: 'refused', isError: true } : { approvalRule: 5 as unknown as string, display: { kind: 'nope' } as never, execute: async () => ({ output: '' }) };
+      },
+      { name: 'bad name', description: 'Uses ${MISSING}.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    );
+    expect(await checkToolConformance(bad, [{ path: 'x' }, { path: 3 }, { path: 'no' }, { path: 'boom' }], { minDescriptionChars: 100 })).toEqual([
+      'name "bad name" must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$',
+      'the description has 16 characters; it needs 100 at least',
+      'the description has an unfilled ${…} placeholder',
+      'parameters must be an object schema with additionalProperties: false',
+      'sample 2 does not match the schema: [{"instancePath":"/path","schemaPath":"#/properties/path/type","keyword":"type","params":{"type":"string"},"message":"must be string"}]',
+      'the schema accepts an unknown parameter',
+      'resolveExecution of sample 1 gave no approvalRule string',
+      'resolveExecution of sample 1 gave a display that is not a ToolInputDisplay',
+      'resolveExecution of sample 2 gave no approvalRule string',
+      'resolveExecution of sample 2 gave a display that is not a ToolInputDisplay',
+      'resolveExecution refused sample 3: refused',
+      'resolveExecution threw on sample 4: kaput',
+    ]);
+    expect(await checkToolConformance(tool(ok), [])).toEqual(['no sample inputs to check']);
+  });
+});
