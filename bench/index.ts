@@ -7,6 +7,7 @@ import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
 import { globBench, grepBench } from './search.bench';
+import { startupBench } from './startup.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   grep: grepBench,
   glob: globBench,
   mcp: mcpBench,
+  startup: startupBench,
 };
 
 async function main(): Promise<void> {

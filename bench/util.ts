@@ -28,13 +28,13 @@ export interface ProcessMeasure {
 const GNU_TIME = '/usr/bin/time';
 
 /** Runs a command (stdout captured) and measures wall time and, with GNU time, peak RSS. */
-export function measureProcess(command: string, args: readonly string[]): Promise<ProcessMeasure> {
+export function measureProcess(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ProcessMeasure> {
   const useTime = fs.existsSync(GNU_TIME);
   const file = useTime ? GNU_TIME : command;
   const fullArgs = useTime ? ['-f', '__RSS__%M', command, ...args] : [...args];
   return new Promise((resolve, reject) => {
     const start = nowMs();
-    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

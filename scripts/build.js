@@ -30,4 +30,56 @@ function copyAssets(dir) {
 }
 copyAssets(path.join(root, 'src'));
 const bin = path.join(srcOut, 'cli', 'main.js');
+if (!bench) bundleCli(bin);
 if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
+
+/**
+ * The CLI as one CommonJS file: loading inversify's ES-module build through require and a few
+ * hundred small modules costs most of the start-up; bundled, it loads in a fraction. The library
+ * (dist/index.js and the rest) stays as tsc wrote it. Bundled from tsc's output, so decorators are
+ * already compiled. Each module's `__dirname` keeps pointing at its own folder in dist/, where its
+ * `.md` templates are. The MCP SDK (loaded on first use) and @vscode/ripgrep (which finds its
+ * binary from its own folder) stay outside. dist/cli/main.js becomes scripts/cliLauncher.js,
+ * which runs the bundle with a V8 code cache.
+ */
+function bundleCli(entry) {
+  const esbuild = require('esbuild');
+  const cliDir = path.dirname(entry);
+  const distDir = srcOut;
+  const keepDirname = {
+    name: 'keep-dirname',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(distDir + path.sep)) return undefined;
+        const contents = fs.readFileSync(args.path, 'utf8');
+        if (!contents.includes('__dirname')) return undefined;
+        const relative = JSON.stringify(path.relative(cliDir, path.dirname(args.path)).split(path.sep).join('/'));
+        return { contents: contents.replace(/\b__dirname\b/g, `require("node:path").join(__dirname, ${relative})`), loader: 'js' };
+      });
+    },
+  };
+  const bundled = path.join(cliDir, 'toolhost.bundle.js');
+  // esbuild runs plugins only in its asynchronous build.
+  return esbuild
+    .build({
+      entryPoints: [entry],
+      outfile: bundled,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', '@vscode/ripgrep'],
+      plugins: [keepDirname],
+      minify: true,
+      logLevel: 'warning',
+    })
+    .then(() => {
+      // The command is a small launcher that runs the bundle with a V8 code cache.
+      fs.copyFileSync(path.join(__dirname, 'cliLauncher.js'), entry);
+      fs.chmodSync(entry, 0o755);
+    })
+    .catch((error) => {
+      console.error(`Bundling the CLI failed: ${error.message}`);
+      process.exitCode = 1;
+    });
+}

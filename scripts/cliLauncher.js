@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// The toolhost command. It runs the bundled CLI (toolhost.bundle.js beside this file) with a V8
+// code cache, so later start-ups skip parsing and compiling most of it. The cache lives in the
+// user's own cache folder (never a shared one: a planted cache would be planted code), is checked
+// to belong to this user, and is rewritten when V8 rejects it (a new bundle or a new Node).
+// TOOLHOST_NO_COMPILE_CACHE=1 turns it off.
+'use strict';
+const fs = require('node:fs');
+const Module = require('node:module');
+const os = require('node:os');
+const path = require('node:path');
+const vm = require('node:vm');
+const crypto = require('node:crypto');
+
+const bundle = path.join(__dirname, 'toolhost.bundle.js');
+const source = fs.readFileSync(bundle, 'utf8');
+
+function cacheFile() {
+  if (process.env.TOOLHOST_NO_COMPILE_CACHE === '1' || typeof process.getuid !== 'function') return undefined;
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const dir = path.join(base, 'toolhost');
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.statSync(dir);
+    if (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) return undefined;
+  } catch {
+    return undefined;
+  }
+  const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(source).digest('hex').slice(0, 16);
+  return path.join(dir, `cli-${key}.v8cache`);
+}
+
+function readCache(file) {
+  if (!file) return undefined;
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0 || stat.size > 64 * 1024 * 1024) return undefined;
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+const file = cacheFile();
+const cachedData = readCache(file);
+const script = new vm.Script(Module.wrap(source.replace(/^#!.*/, '')), { filename: bundle, cachedData });
+const mod = new Module(bundle, module);
+mod.filename = bundle;
+mod.paths = Module._nodeModulePaths(__dirname);
+script.runInThisContext()(mod.exports, Module.createRequire(bundle), mod, bundle, __dirname);
+
+if (file && (cachedData === undefined || script.cachedDataRejected)) {
+  // Written once the CLI is done, so the cache holds the functions this run compiled too.
+  process.once('beforeExit', () => {
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
+      fs.renameSync(temporary, file);
+      // Caches of earlier bundles or Node versions are of no further use.
+      for (const name of fs.readdirSync(path.dirname(file))) {
+        if (/^cli-[0-9a-f]{16}\.v8cache$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
+      }
+    } catch {
+      fs.rmSync(temporary, { force: true });
+    }
+  });
+}
