@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { isErrnoException } from '../errors';
+import { kernelPathOf, PathChangedError, verifyDirectoryPath } from './openedFile';
 import type { RuntimeFs } from './runtimeFs';
 
 /** Where a producer writes the new content of a file. */
@@ -17,6 +20,32 @@ export interface AtomicWriteOptions {
   /** Owner to keep when replacing a file owned by someone else (applied when permitted). */
   readonly owner?: { readonly uid: number; readonly gid: number };
   readonly signal?: AbortSignal;
+  /**
+   * The target as the caller saw it before producing the new content: its stat, or `null` when
+   * it did not exist. Right before the rename the target is compared with it (device, inode,
+   * size, mtime, ctime); if another writer changed, replaced, created or removed it meanwhile,
+   * the write is refused with TargetChangedError, the target is left as that writer left it and
+   * the temporary file is removed. Undefined: no check (the rename replaces whatever is there).
+   */
+  readonly expectedTarget?: Stats | null;
+  /**
+   * The target is canonical (no symlink on its path): refuse with PathChangedError when the
+   * temporary file does not land in the target's folder itself, or that folder is reached
+   * through a link by the time of the rename (a folder on the path was swapped for a symlink).
+   */
+  readonly verifyDirectory?: boolean;
+}
+
+/** The target of a write changed while the new content was being written; nothing was written. */
+export class TargetChangedError extends Error {
+  override readonly name = 'TargetChangedError';
+  constructor(
+    readonly target: string,
+    /** `changed`: different content or metadata, `replaced`: another file, `created`/`removed`: it appeared or went away. */
+    readonly how: 'changed' | 'replaced' | 'created' | 'removed',
+  ) {
+    super(`${target} was ${how} by someone else while it was being written`);
+  }
 }
 
 export interface AtomicWriteResult {
@@ -31,6 +60,9 @@ const STRING_CHUNK_CHARS = 1024 * 1024;
 const MAX_TEMP_BASE_BYTES = 200;
 const GATHER_BYTES = 256 * 1024;
 const SMALL_WRITE_BYTES = 64 * 1024;
+
+/** Temporary files of writes still running in this process: never removed as stale. */
+const activeTempFiles = new Set<string>();
 
 /** `.<name>.toolhost-<random>.tmp` beside the target, short enough for any file system. */
 export function tempPathFor(target: string): string {
@@ -79,10 +111,20 @@ export async function writeFileAtomic(
   const temp = tempPathFor(target);
   const signal = options.signal;
   signal?.throwIfAborted();
-  // 'wx': fails if the name exists, so two writers never share a temporary file.
+  // 'wx': fails if the name exists (a symlink included), so two writers never share a temporary file.
   const handle = await fs.open(temp, 'wx', options.mode ?? 0o666);
+  activeTempFiles.add(temp);
   let open = true;
   try {
+    if (options.verifyDirectory) {
+      // The temporary file must be where the target's folder was resolved, not behind a swapped link.
+      const stat = await handle.stat();
+      const kernelPath = await kernelPathOf(handle, stat);
+      if (kernelPath !== undefined && kernelPath !== temp) {
+        throw new PathChangedError(nodePath.dirname(target), { kind: 'moved', actual: nodePath.dirname(kernelPath) });
+      }
+      if (kernelPath === undefined) await verifyDirectoryPath(fs, nodePath.dirname(target));
+    }
     // chmod is not subject to the umask, so an existing file's mode is kept exactly.
     if (options.mode !== undefined) await handle.chmod(options.mode & 0o7777);
     if (options.owner) {
@@ -130,6 +172,9 @@ export async function writeFileAtomic(
     await handle.sync();
     open = false;
     await handle.close();
+    // As late as possible: what was checked here and the rename are two steps no API joins.
+    if (options.verifyDirectory) await verifyDirectoryPath(fs, nodePath.dirname(target));
+    if (options.expectedTarget !== undefined) await expectTarget(fs, target, options.expectedTarget);
     await fs.rename(temp, target);
     await syncDirectory(fs, nodePath.dirname(target));
     return { bytes, sha256: hash.digest('hex') };
@@ -137,7 +182,26 @@ export async function writeFileAtomic(
     if (open) await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true }).catch(() => undefined);
     throw error;
+  } finally {
+    activeTempFiles.delete(temp);
   }
+}
+
+/** Throws TargetChangedError unless the target is as `seen` (null: absent). */
+async function expectTarget(fs: RuntimeFs, target: string, seen: Stats | null): Promise<void> {
+  let now: Stats | undefined;
+  try {
+    now = await fs.lstat(target);
+  } catch (error) {
+    if (!isErrnoException(error) || error.code !== 'ENOENT') throw error;
+  }
+  if (!now) {
+    if (seen) throw new TargetChangedError(target, 'removed');
+    return;
+  }
+  if (!seen) throw new TargetChangedError(target, 'created');
+  if (now.dev !== seen.dev || now.ino !== seen.ino || !now.isFile()) throw new TargetChangedError(target, 'replaced');
+  if (now.size !== seen.size || now.mtimeMs !== seen.mtimeMs || now.ctimeMs !== seen.ctimeMs) throw new TargetChangedError(target, 'changed');
 }
 
 /** Makes the rename itself durable. Best effort: not every platform can open a directory. */
