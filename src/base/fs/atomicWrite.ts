@@ -71,6 +71,70 @@ export function tempPathFor(target: string): string {
   return nodePath.join(nodePath.dirname(target), `.${base}.toolhost-${randomBytes(6).toString('hex')}.tmp`);
 }
 
+/** `tempPathFor` names: the only files removeStaleTempFiles ever removes. */
+const TEMP_FILE_NAME = /^\..+\.toolhost-[0-9a-f]{12}\.tmp$/s;
+/**
+ * A temporary file not modified for this long belongs to a write that was killed: a running write
+ * moves its mtime with every piece it writes, and holds nothing back for minutes.
+ */
+export const STALE_TEMP_FILE_MS = 5 * 60_000;
+/** Stale temporary files removed per folder and sweep at most, so a sweep is bounded work. */
+const MAX_REMOVED_PER_SWEEP = 256;
+const SWEEP_INTERVAL_MS = 60_000;
+const MAX_REMEMBERED_SWEEPS = 1024;
+const lastSweepAt = new Map<string, number>();
+
+export function isTempFileName(name: string): boolean {
+  return TEMP_FILE_NAME.test(name);
+}
+
+/**
+ * Removes what killed writes left in `dir` (its top level only): regular files named like
+ * `tempPathFor` names, unmodified for `olderThanMs`, and not of a write still running in this
+ * process. Links are never followed nor removed, nor is anything else. Best effort: errors are
+ * swallowed. Returns the paths removed.
+ */
+export async function removeStaleTempFiles(
+  fs: RuntimeFs,
+  dir: string,
+  options: { readonly olderThanMs?: number; readonly now?: number } = {},
+): Promise<string[]> {
+  const olderThan = (options.now ?? Date.now()) - (options.olderThanMs ?? STALE_TEMP_FILE_MS);
+  const removed: string[] = [];
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return removed;
+  }
+  for (const entry of entries) {
+    if (removed.length >= MAX_REMOVED_PER_SWEEP) break;
+    // Dirent types come from the listing itself (lstat semantics): a link is not a file here.
+    if (!entry.isFile() || !isTempFileName(entry.name)) continue;
+    const path = nodePath.join(dir, entry.name);
+    if (activeTempFiles.has(path)) continue;
+    try {
+      const stat = await fs.lstat(path);
+      if (!stat.isFile() || stat.mtimeMs > olderThan) continue;
+      await fs.unlink(path);
+      removed.push(path);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
+/** removeStaleTempFiles at most once a minute per folder: Write and Edit call it on every write. */
+export async function sweepStaleTempFiles(fs: RuntimeFs, dir: string): Promise<void> {
+  const now = Date.now();
+  const last = lastSweepAt.get(dir);
+  if (last !== undefined && now - last < SWEEP_INTERVAL_MS) return;
+  if (lastSweepAt.size >= MAX_REMEMBERED_SWEEPS) lastSweepAt.clear();
+  lastSweepAt.set(dir, now);
+  await removeStaleTempFiles(fs, dir, { now });
+}
+
 /** Splits a string into pieces that never cut a surrogate pair. */
 export function* stringPieces(text: string, size = STRING_CHUNK_CHARS): Generator<string> {
   let start = 0;
@@ -121,6 +185,8 @@ export async function writeFileAtomic(
       const stat = await handle.stat();
       const kernelPath = await kernelPathOf(handle, stat);
       if (kernelPath !== undefined && kernelPath !== temp) {
+        // Removed where it really is: the path may lead elsewhere again by the time of the cleanup below.
+        await fs.unlink(kernelPath).catch(() => undefined);
         throw new PathChangedError(nodePath.dirname(target), { kind: 'moved', actual: nodePath.dirname(kernelPath) });
       }
       if (kernelPath === undefined) await verifyDirectoryPath(fs, nodePath.dirname(target));
