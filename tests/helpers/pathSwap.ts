@@ -43,19 +43,43 @@ export function releaseFifo(path: string): void {
   }
 }
 
-/**
- * The local runtime, where `swap` runs right before the first open of `path` (by the tool,
- * through the runtime's fs): the swap lands after every stat or check the tool made before opening.
- */
-export function swapOnFirstOpen(path: string, swap: () => void): Runtime {
+export interface FsHooks {
+  /** Runs right before the runtime's fs opens `path` (every open of a tool or helper through the runtime). */
+  readonly beforeOpen?: (path: string) => void;
+  /**
+   * Runs right before a file opened through the runtime is flushed to disk (`handle.sync()`): for
+   * an atomic write, after all of its content is in the temporary file and before the rename.
+   */
+  readonly beforeSync?: (path: string) => void;
+}
+
+/** The local runtime with hooks inside its fs calls: the swaps run where no tool can check in between. */
+export function hookedRuntime(hooks: FsHooks): Runtime {
   const base = createLocalRuntime();
+  const open = (async (path: Parameters<RuntimeFs['open']>[0], ...rest: unknown[]) => {
+    hooks.beforeOpen?.(String(path));
+    const handle = await (fsp.open as (...args: unknown[]) => ReturnType<RuntimeFs['open']>)(path, ...rest);
+    if (!hooks.beforeSync) return handle;
+    // The other methods run on the real handle through the prototype.
+    return Object.assign(Object.create(handle) as typeof handle, {
+      sync: async () => {
+        hooks.beforeSync!(String(path));
+        return handle.sync();
+      },
+      close: () => handle.close(),
+    });
+  }) as RuntimeFs['open'];
+  return { ...base, name: 'hooked', fs: { ...base.fs!, open } };
+}
+
+/** The local runtime, where `swap` runs right before the first open of `path` (after every check the tool made before opening). */
+export function swapOnFirstOpen(path: string, swap: () => void): Runtime {
   let swapped = false;
-  const open = ((target: Parameters<RuntimeFs['open']>[0], ...rest: unknown[]) => {
-    if (!swapped && target === path) {
+  return hookedRuntime({
+    beforeOpen: (opened) => {
+      if (swapped || opened !== path) return;
       swapped = true;
       swap();
-    }
-    return (fsp.open as (...args: unknown[]) => ReturnType<RuntimeFs['open']>)(target, ...rest);
-  }) as RuntimeFs['open'];
-  return { ...base, name: 'swap-on-open', fs: { ...base.fs!, open } };
+    },
+  });
 }

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { isErrnoException } from '../errors';
-import { kernelPathOf, PathChangedError, verifyDirectoryPath } from './openedFile';
+import { kernelPathOf, PathChangedError } from './openedFile';
 import type { RuntimeFs } from './runtimeFs';
 
 /** Where a producer writes the new content of a file. */
@@ -187,9 +187,9 @@ export async function writeFileAtomic(
       if (kernelPath !== undefined && kernelPath !== temp) {
         // Removed where it really is: the path may lead elsewhere again by the time of the cleanup below.
         await fs.unlink(kernelPath).catch(() => undefined);
-        throw new PathChangedError(nodePath.dirname(target), { kind: 'moved', actual: nodePath.dirname(kernelPath) });
+        throw new PathChangedError(target, { kind: 'moved', actual: nodePath.join(nodePath.dirname(kernelPath), nodePath.basename(target)) });
       }
-      if (kernelPath === undefined) await verifyDirectoryPath(fs, nodePath.dirname(target));
+      if (kernelPath === undefined) await verifyTargetFolder(fs, target);
     }
     // chmod is not subject to the umask, so an existing file's mode is kept exactly.
     if (options.mode !== undefined) await handle.chmod(options.mode & 0o7777);
@@ -239,7 +239,7 @@ export async function writeFileAtomic(
     open = false;
     await handle.close();
     // As late as possible: what was checked here and the rename are two steps no API joins.
-    if (options.verifyDirectory) await verifyDirectoryPath(fs, nodePath.dirname(target));
+    if (options.verifyDirectory) await verifyTargetFolder(fs, target);
     if (options.expectedTarget !== undefined) await expectTarget(fs, target, options.expectedTarget);
     await fs.rename(temp, target);
     await syncDirectory(fs, nodePath.dirname(target));
@@ -251,6 +251,13 @@ export async function writeFileAtomic(
   } finally {
     activeTempFiles.delete(temp);
   }
+}
+
+/** Throws PathChangedError (for the target) when the target's folder is now reached through a link. */
+async function verifyTargetFolder(fs: RuntimeFs, target: string): Promise<void> {
+  const dir = nodePath.dirname(target);
+  const real = await fs.realpath(dir);
+  if (real !== dir) throw new PathChangedError(target, { kind: 'moved', actual: nodePath.join(real, nodePath.basename(target)) });
 }
 
 /** Throws TargetChangedError unless the target is as `seen` (null: absent). */

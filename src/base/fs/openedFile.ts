@@ -177,8 +177,8 @@ export async function verifyDirectoryPath(fs: RuntimeFs, dir: string): Promise<v
 
 /**
  * For a path that may not exist yet (a file Write creates, with its folders): verifies that its
- * longest existing prefix is still reached without a link. Throws PathChangedError naming that
- * prefix's change.
+ * longest existing prefix is still reached without a link. Throws PathChangedError for `path`:
+ * a link at `path` itself, or a folder above it that now leads elsewhere.
  */
 export async function verifyExistingPrefix(fs: RuntimeFs, path: string): Promise<void> {
   for (let current = path; ; current = nodePath.dirname(current)) {
@@ -190,8 +190,9 @@ export async function verifyExistingPrefix(fs: RuntimeFs, path: string): Promise
       if ((code === 'ENOENT' || code === 'ENOTDIR') && nodePath.dirname(current) !== current) continue;
       throw error;
     }
-    if (real !== current) throw new PathChangedError(current, await changeOf(fs, current, real));
-    return;
+    if (real === current) return;
+    if (current === path) throw new PathChangedError(path, await changeOf(fs, path, real));
+    throw new PathChangedError(path, { kind: 'moved', actual: nodePath.join(real, nodePath.relative(current, path)) });
   }
 }
 
