@@ -44,7 +44,7 @@ export function releaseFifo(path: string): void {
 }
 
 export interface FsHooks {
-  /** Runs right before the runtime's fs opens `path` (every open of a tool or helper through the runtime). */
+  /** Runs right before the runtime's fs opens `path` (`open` or `readFile`, by a tool or helper through the runtime). */
   readonly beforeOpen?: (path: string) => void;
   /**
    * Runs right before a file opened through the runtime is flushed to disk (`handle.sync()`): for
@@ -69,7 +69,11 @@ export function hookedRuntime(hooks: FsHooks): Runtime {
       close: () => handle.close(),
     });
   }) as RuntimeFs['open'];
-  return { ...base, name: 'hooked', fs: { ...base.fs!, open } };
+  const readFile = ((path: Parameters<RuntimeFs['readFile']>[0], ...rest: unknown[]) => {
+    hooks.beforeOpen?.(String(path));
+    return (fsp.readFile as (...args: unknown[]) => ReturnType<RuntimeFs['readFile']>)(path, ...rest);
+  }) as RuntimeFs['readFile'];
+  return { ...base, name: 'hooked', fs: { ...base.fs!, open, readFile } };
 }
 
 /** The local runtime, where `swap` runs right before the first open of `path` (after every check the tool made before opening). */
