@@ -51,6 +51,8 @@ export interface FsHooks {
    * an atomic write, after all of its content is in the temporary file and before the rename.
    */
   readonly beforeSync?: (path: string) => void;
+  /** Runs right before the runtime's fs lists the folder `path` (a search walking a tree). */
+  readonly beforeReaddir?: (path: string) => void;
 }
 
 /** The local runtime with hooks inside its fs calls: the swaps run where no tool can check in between. */
@@ -73,7 +75,11 @@ export function hookedRuntime(hooks: FsHooks): Runtime {
     hooks.beforeOpen?.(String(path));
     return (fsp.readFile as (...args: unknown[]) => ReturnType<RuntimeFs['readFile']>)(path, ...rest);
   }) as RuntimeFs['readFile'];
-  return { ...base, name: 'hooked', fs: { ...base.fs!, open, readFile } };
+  const readdir = ((path: Parameters<RuntimeFs['readdir']>[0], ...rest: unknown[]) => {
+    hooks.beforeReaddir?.(String(path));
+    return (fsp.readdir as (...args: unknown[]) => ReturnType<RuntimeFs['readdir']>)(path, ...rest);
+  }) as RuntimeFs['readdir'];
+  return { ...base, name: 'hooked', fs: { ...base.fs!, open, readFile, readdir } };
 }
 
 /** The local runtime, where `swap` runs right before the first open of `path` (after every check the tool made before opening). */

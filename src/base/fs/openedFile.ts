@@ -76,7 +76,7 @@ export function pathChangedMessage(shown: string, change: PathChange, use: { rea
 }
 
 /** How `path` differs, given the real path it now leads to (`undefined`: it does not resolve). */
-async function changeOf(fs: RuntimeFs, path: string, actual: string | undefined): Promise<PathChange> {
+async function changeOf(fs: Pick<RuntimeFs, 'lstat'>, path: string, actual: string | undefined): Promise<PathChange> {
   const lstat = await fs.lstat(path).catch(() => undefined);
   if (lstat?.isSymbolicLink()) return actual !== undefined ? { kind: 'link', target: actual } : { kind: 'link' };
   if (actual === undefined || actual === path) return { kind: 'replaced' };
@@ -166,13 +166,13 @@ export async function openRegularFile(fs: RuntimeFs, path: string): Promise<Open
 }
 
 /**
- * Verifies that the existing directory `dir` (canonical) is still reached without a link:
- * its real path now must be `dir` itself. Throws PathChangedError, or the realpath's error
- * (ENOENT, ENOTDIR …) when it is gone.
+ * Verifies that the existing canonical `path` (a folder to search or enter, a file to search) is
+ * still reached without a link: its real path now must be `path` itself. Throws PathChangedError,
+ * or the realpath's error (ENOENT, ENOTDIR …) when it is gone.
  */
-export async function verifyDirectoryPath(fs: RuntimeFs, dir: string): Promise<void> {
-  const real = await fs.realpath(dir);
-  if (real !== dir) throw new PathChangedError(dir, await changeOf(fs, dir, real));
+export async function verifyRealPath(fs: Pick<RuntimeFs, 'realpath' | 'lstat'>, path: string): Promise<void> {
+  const real = await fs.realpath(path);
+  if (real !== path) throw new PathChangedError(path, await changeOf(fs, path, real));
 }
 
 /**
