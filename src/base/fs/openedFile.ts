@@ -1,3 +1,4 @@
+import * as nodeFs from 'node:fs';
 import { constants, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -173,6 +174,22 @@ export async function openRegularFile(fs: RuntimeFs, path: string): Promise<Open
 export async function verifyRealPath(fs: Pick<RuntimeFs, 'realpath' | 'lstat'>, path: string): Promise<void> {
   const real = await fs.realpath(path);
   if (real !== path) throw new PathChangedError(path, await changeOf(fs, path, real));
+}
+
+/**
+ * The synchronous check for a folder a process is about to be started in (local disk only):
+ * how `path` (canonical) differs from its real path now, or undefined when it does not, or when
+ * it cannot be resolved (the start then fails on its own).
+ */
+export function realPathChangeSync(path: string): PathChange | undefined {
+  let real: string;
+  try {
+    real = nodeFs.realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
+  if (real === path) return undefined;
+  return nodeFs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ? { kind: 'link', target: real } : { kind: 'moved', actual: real };
 }
 
 /**
