@@ -232,3 +232,55 @@ export async function readBounded(handle: FileHandle, limit: number, signal?: Ab
   const bytes = Buffer.concat(chunks, total);
   return total > limit ? { bytes: bytes.subarray(0, limit), more: true } : { bytes, more: false };
 }
+
+/** A file or stream larger than a reader accepts. */
+export class InputTooLargeError extends Error {
+  override readonly name = 'InputTooLargeError';
+  constructor(
+    readonly source: string,
+    readonly limit: number,
+  ) {
+    super(`${source} is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * A whole regular file, read synchronously and bounded (inputs of a command line: a batch, a
+ * configuration file). A FIFO, device or socket is refused without blocking (NotRegularFileError),
+ * a file over `maxBytes` with InputTooLargeError, also when it grows while being read.
+ */
+export function readRegularFileSync(path: string, maxBytes: number): Buffer {
+  let fd: number;
+  try {
+    fd = nodeFs.openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+  } catch (error) {
+    const code = isErrnoException(error) ? error.code : undefined;
+    // A socket cannot be opened at all.
+    if (code !== 'ENXIO' && code !== 'EOPNOTSUPP') throw error;
+    const lstat = nodeFs.lstatSync(path, { throwIfNoEntry: false });
+    throw new NotRegularFileError(path, lstat ? fileKindOf(lstat) : 'special file');
+  }
+  try {
+    const stat = nodeFs.fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFileError(path, fileKindOf(stat));
+    if (stat.size > maxBytes) throw new InputTooLargeError(path, maxBytes);
+    // One byte past the limit tells a file that grew from one of exactly the limit.
+    let buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(stat.size + 1, 64 * 1024)));
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (total > maxBytes) throw new InputTooLargeError(path, maxBytes);
+        // It grew while it was read: a larger buffer, still bounded.
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const n = nodeFs.readSync(fd, buffer, total, buffer.length - total, total);
+      if (n === 0) return buffer.subarray(0, total);
+      total += n;
+    }
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+}
+
