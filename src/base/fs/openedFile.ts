@@ -213,24 +213,27 @@ export async function verifyExistingPrefix(fs: RuntimeFs, path: string): Promise
   }
 }
 
-/** Bytes read from a handle, at most `limit`; `more` says the file held more than that. */
-export async function readBounded(handle: FileHandle, limit: number, signal?: AbortSignal): Promise<{ bytes: Buffer; more: boolean }> {
-  const chunks: Buffer[] = [];
+/**
+ * Bytes read from a handle, at most `limit`; `more` says the file held more than that. `expected`
+ * (the size by fstat) sizes the one buffer, so a file that does not grow is read without a copy.
+ */
+export async function readBounded(handle: FileHandle, limit: number, expected = 0, signal?: AbortSignal): Promise<{ bytes: Buffer; more: boolean }> {
+  // One byte past the limit tells a file of exactly `limit` bytes from a larger one.
+  let buffer = Buffer.allocUnsafe(Math.min(limit + 1, Math.max(expected + 1, 64 * 1024)));
   let total = 0;
-  const chunkBytes = 1024 * 1024;
   for (;;) {
     signal?.throwIfAborted();
-    // One byte past the limit tells a file of exactly `limit` bytes from a larger one.
-    const want = Math.min(chunkBytes, limit + 1 - total);
-    if (want <= 0) break;
-    const buffer = Buffer.allocUnsafe(want);
-    const { bytesRead } = await handle.read(buffer, 0, want, total);
-    if (bytesRead === 0) break;
-    chunks.push(bytesRead === want ? buffer : buffer.subarray(0, bytesRead));
+    if (total === buffer.length) {
+      if (total > limit) return { bytes: buffer.subarray(0, limit), more: true };
+      // It grew while it was read: a larger buffer, still bounded.
+      const grown = Buffer.allocUnsafe(Math.min(limit + 1, buffer.length * 2));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, total, Math.min(buffer.length - total, 16 * 1024 * 1024), total);
+    if (bytesRead === 0) return { bytes: buffer.subarray(0, total), more: false };
     total += bytesRead;
   }
-  const bytes = Buffer.concat(chunks, total);
-  return total > limit ? { bytes: bytes.subarray(0, limit), more: true } : { bytes, more: false };
 }
 
 /** A file or stream larger than a reader accepts. */

@@ -117,7 +117,7 @@ export class EditTool implements ExecutableTool<EditInput> {
       try {
         stat = opened.stat;
         if (stat.size > maxBytes) return toolError(tooLargeMessage(shown, stat.size, maxBytes));
-        const read = await readBounded(opened.handle, maxBytes, signal);
+        const read = await readBounded(opened.handle, maxBytes, stat.size, signal);
         if (read.more) return toolError(tooLargeMessage(shown, undefined, maxBytes));
         bytes = read.bytes;
       } finally {
