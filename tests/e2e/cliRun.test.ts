@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { CLI, runCliProcess } from '../helpers/cliProcess';
@@ -125,5 +125,59 @@ describe('toolhost run input errors exit with code 2', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(stderr);
     expect(run.stdout).toBe('');
+  });
+});
+
+describe('toolhost run reads only bounded regular files', () => {
+  const oneRead = batch([{ name: 'Read', arguments: { path: 'b.txt' } }]);
+
+  test.each<[string, string]>([
+    ['/dev/zero', 'toolhost: cannot read /dev/zero: it is a character device, not a regular file. Give a JSON file, or pipe the batch on stdin ("-").\n'],
+    ['calls.fifo', 'toolhost: cannot read calls.fifo: it is a FIFO (named pipe), not a regular file. Give a JSON file, or pipe the batch on stdin ("-").\n'],
+  ])('a batch FILE that is %s is refused at once', async (file, stderr) => {
+    execFileSync('mkfifo', [nodePath.join(ws, 'calls.fifo')]);
+    const run = await runCliProcess(['run', file], { cwd: ws });
+    expect(run).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  test('a batch FILE over 64 MB is refused without reading it', async () => {
+    fs.writeFileSync(nodePath.join(root, 'huge.json'), '');
+    fs.truncateSync(nodePath.join(root, 'huge.json'), 64 * 1024 * 1024 + 1);
+    const run = await runCliProcess(['run', '../huge.json'], { cwd: ws });
+    expect(run).toEqual({ code: 2, stdout: '', stderr: 'toolhost: cannot read ../huge.json: it is larger than 64 MB, the most a batch may be. Split it into smaller batches.\n' });
+  });
+
+  test('stdin is read up to 64 MB: /dev/zero as stdin ends with an error naming the limit', async () => {
+    const run = await runCliProcess(['run'], { cwd: ws, stdinFrom: '/dev/zero' });
+    expect(run).toEqual({ code: 2, stdout: '', stderr: 'toolhost: stdin holds more than 64 MB, the most a batch may be. Split it into smaller batches.\n' });
+  });
+
+  test.each<[string, string]>([
+    ['/dev/zero', 'a character device'],
+    ['config.fifo', 'a FIFO (named pipe)'],
+  ])('--config %s is refused at once', async (file, kind) => {
+    execFileSync('mkfifo', [nodePath.join(ws, 'config.fifo')]);
+    const run = await runCliProcess(['run', '--config', file], { cwd: ws, input: oneRead });
+    const shown = nodePath.resolve(ws, file);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: `toolhost: Invalid configuration in ${shown}:\n  - (root): it is ${kind}, not a regular file: give the path of a JSON file\n` });
+  });
+
+  test('a toolhost.json that is a FIFO is refused, and one over 4 MB too', async () => {
+    execFileSync('mkfifo', [nodePath.join(ws, 'toolhost.json')]);
+    const fifo = await runCliProcess(['run'], { cwd: ws, input: oneRead });
+    expect(fifo).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `toolhost: Invalid configuration in ${ws}/toolhost.json:\n  - (root): it is a FIFO (named pipe), not a regular file: give the path of a JSON file\n`,
+    });
+    fs.rmSync(nodePath.join(ws, 'toolhost.json'));
+    fs.writeFileSync(nodePath.join(root, 'big.json'), '');
+    fs.truncateSync(nodePath.join(root, 'big.json'), 4 * 1024 * 1024 + 1);
+    const big = await runCliProcess(['run', '--config', '../big.json'], { cwd: ws, input: oneRead });
+    expect(big).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `toolhost: Invalid configuration in ${root}/big.json:\n  - (root): it is larger than 4.0 MB, the most a configuration file may be\n`,
+    });
   });
 });

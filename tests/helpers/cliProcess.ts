@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 
 export const CLI = nodePath.resolve(__dirname, '../../dist/cli/main.js');
@@ -9,16 +10,25 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the built `toolhost` CLI as a real process. */
-export function runCliProcess(args: readonly string[], options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
+/**
+ * Runs the built `toolhost` CLI as a real process. Its stdin is `input` through a pipe, or the
+ * file `stdinFrom` itself (e.g. /dev/zero).
+ */
+export function runCliProcess(args: readonly string[], options: { cwd: string; input?: string; stdinFrom?: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: 'pipe' });
+    const stdinFd = options.stdinFrom !== undefined ? fs.openSync(options.stdinFrom, 'r') : undefined;
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: [stdinFd ?? 'pipe', 'pipe', 'pipe'],
+    });
+    if (stdinFd !== undefined) fs.closeSync(stdinFd);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
+    child.stdin?.end(options.input ?? '');
   });
 }

@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { isErrnoException } from '../errors';
+import { kernelPathOf, PathChangedError } from './openedFile';
 import type { RuntimeFs } from './runtimeFs';
 
 /** Where a producer writes the new content of a file. */
@@ -17,6 +20,32 @@ export interface AtomicWriteOptions {
   /** Owner to keep when replacing a file owned by someone else (applied when permitted). */
   readonly owner?: { readonly uid: number; readonly gid: number };
   readonly signal?: AbortSignal;
+  /**
+   * The target as the caller saw it before producing the new content: its stat, or `null` when
+   * it did not exist. Right before the rename the target is compared with it (device, inode,
+   * size, mtime, ctime); if another writer changed, replaced, created or removed it meanwhile,
+   * the write is refused with TargetChangedError, the target is left as that writer left it and
+   * the temporary file is removed. Undefined: no check (the rename replaces whatever is there).
+   */
+  readonly expectedTarget?: Stats | null;
+  /**
+   * The target is canonical (no symlink on its path): refuse with PathChangedError when the
+   * temporary file does not land in the target's folder itself, or that folder is reached
+   * through a link by the time of the rename (a folder on the path was swapped for a symlink).
+   */
+  readonly verifyDirectory?: boolean;
+}
+
+/** The target of a write changed while the new content was being written; nothing was written. */
+export class TargetChangedError extends Error {
+  override readonly name = 'TargetChangedError';
+  constructor(
+    readonly target: string,
+    /** `changed`: different content or metadata, `replaced`: another file, `created`/`removed`: it appeared or went away. */
+    readonly how: 'changed' | 'replaced' | 'created' | 'removed',
+  ) {
+    super(`${target} was ${how} by someone else while it was being written`);
+  }
 }
 
 export interface AtomicWriteResult {
@@ -32,11 +61,78 @@ const MAX_TEMP_BASE_BYTES = 200;
 const GATHER_BYTES = 256 * 1024;
 const SMALL_WRITE_BYTES = 64 * 1024;
 
+/** Temporary files of writes still running in this process: never removed as stale. */
+const activeTempFiles = new Set<string>();
+
 /** `.<name>.toolhost-<random>.tmp` beside the target, short enough for any file system. */
 export function tempPathFor(target: string): string {
   let base = nodePath.basename(target);
   while (Buffer.byteLength(base) > MAX_TEMP_BASE_BYTES) base = base.slice(0, -1);
   return nodePath.join(nodePath.dirname(target), `.${base}.toolhost-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** `tempPathFor` names: the only files removeStaleTempFiles ever removes. */
+const TEMP_FILE_NAME = /^\..+\.toolhost-[0-9a-f]{12}\.tmp$/s;
+/**
+ * A temporary file not modified for this long belongs to a write that was killed: a running write
+ * moves its mtime with every piece it writes, and holds nothing back for minutes.
+ */
+export const STALE_TEMP_FILE_MS = 5 * 60_000;
+/** Stale temporary files removed per folder and sweep at most, so a sweep is bounded work. */
+const MAX_REMOVED_PER_SWEEP = 256;
+const SWEEP_INTERVAL_MS = 60_000;
+const MAX_REMEMBERED_SWEEPS = 1024;
+const lastSweepAt = new Map<string, number>();
+
+export function isTempFileName(name: string): boolean {
+  return TEMP_FILE_NAME.test(name);
+}
+
+/**
+ * Removes what killed writes left in `dir` (its top level only): regular files named like
+ * `tempPathFor` names, unmodified for `olderThanMs`, and not of a write still running in this
+ * process. Links are never followed nor removed, nor is anything else. Best effort: errors are
+ * swallowed. Returns the paths removed.
+ */
+export async function removeStaleTempFiles(
+  fs: RuntimeFs,
+  dir: string,
+  options: { readonly olderThanMs?: number; readonly now?: number } = {},
+): Promise<string[]> {
+  const olderThan = (options.now ?? Date.now()) - (options.olderThanMs ?? STALE_TEMP_FILE_MS);
+  const removed: string[] = [];
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return removed;
+  }
+  for (const entry of entries) {
+    if (removed.length >= MAX_REMOVED_PER_SWEEP) break;
+    // Dirent types come from the listing itself (lstat semantics): a link is not a file here.
+    if (!entry.isFile() || !isTempFileName(entry.name)) continue;
+    const path = nodePath.join(dir, entry.name);
+    if (activeTempFiles.has(path)) continue;
+    try {
+      const stat = await fs.lstat(path);
+      if (!stat.isFile() || stat.mtimeMs > olderThan) continue;
+      await fs.unlink(path);
+      removed.push(path);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
+/** removeStaleTempFiles at most once a minute per folder: Write and Edit call it on every write. */
+export async function sweepStaleTempFiles(fs: RuntimeFs, dir: string): Promise<void> {
+  const now = Date.now();
+  const last = lastSweepAt.get(dir);
+  if (last !== undefined && now - last < SWEEP_INTERVAL_MS) return;
+  if (lastSweepAt.size >= MAX_REMEMBERED_SWEEPS) lastSweepAt.clear();
+  lastSweepAt.set(dir, now);
+  await removeStaleTempFiles(fs, dir, { now });
 }
 
 /** Splits a string into pieces that never cut a surrogate pair. */
@@ -79,10 +175,22 @@ export async function writeFileAtomic(
   const temp = tempPathFor(target);
   const signal = options.signal;
   signal?.throwIfAborted();
-  // 'wx': fails if the name exists, so two writers never share a temporary file.
+  // 'wx': fails if the name exists (a symlink included), so two writers never share a temporary file.
   const handle = await fs.open(temp, 'wx', options.mode ?? 0o666);
+  activeTempFiles.add(temp);
   let open = true;
   try {
+    if (options.verifyDirectory) {
+      // The temporary file must be where the target's folder was resolved, not behind a swapped link.
+      const stat = await handle.stat();
+      const kernelPath = await kernelPathOf(handle, stat);
+      if (kernelPath !== undefined && kernelPath !== temp) {
+        // Removed where it really is: the path may lead elsewhere again by the time of the cleanup below.
+        await fs.unlink(kernelPath).catch(() => undefined);
+        throw new PathChangedError(target, { kind: 'moved', actual: nodePath.join(nodePath.dirname(kernelPath), nodePath.basename(target)) });
+      }
+      if (kernelPath === undefined) await verifyTargetFolder(fs, target);
+    }
     // chmod is not subject to the umask, so an existing file's mode is kept exactly.
     if (options.mode !== undefined) await handle.chmod(options.mode & 0o7777);
     if (options.owner) {
@@ -130,6 +238,9 @@ export async function writeFileAtomic(
     await handle.sync();
     open = false;
     await handle.close();
+    // As late as possible: what was checked here and the rename are two steps no API joins.
+    if (options.verifyDirectory) await verifyTargetFolder(fs, target);
+    if (options.expectedTarget !== undefined) await expectTarget(fs, target, options.expectedTarget);
     await fs.rename(temp, target);
     await syncDirectory(fs, nodePath.dirname(target));
     return { bytes, sha256: hash.digest('hex') };
@@ -137,7 +248,33 @@ export async function writeFileAtomic(
     if (open) await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true }).catch(() => undefined);
     throw error;
+  } finally {
+    activeTempFiles.delete(temp);
   }
+}
+
+/** Throws PathChangedError (for the target) when the target's folder is now reached through a link. */
+async function verifyTargetFolder(fs: RuntimeFs, target: string): Promise<void> {
+  const dir = nodePath.dirname(target);
+  const real = await fs.realpath(dir);
+  if (real !== dir) throw new PathChangedError(target, { kind: 'moved', actual: nodePath.join(real, nodePath.basename(target)) });
+}
+
+/** Throws TargetChangedError unless the target is as `seen` (null: absent). */
+async function expectTarget(fs: RuntimeFs, target: string, seen: Stats | null): Promise<void> {
+  let now: Stats | undefined;
+  try {
+    now = await fs.lstat(target);
+  } catch (error) {
+    if (!isErrnoException(error) || error.code !== 'ENOENT') throw error;
+  }
+  if (!now) {
+    if (seen) throw new TargetChangedError(target, 'removed');
+    return;
+  }
+  if (!seen) throw new TargetChangedError(target, 'created');
+  if (now.dev !== seen.dev || now.ino !== seen.ino || !now.isFile()) throw new TargetChangedError(target, 'replaced');
+  if (now.size !== seen.size || now.mtimeMs !== seen.mtimeMs || now.ctimeMs !== seen.ctimeMs) throw new TargetChangedError(target, 'changed');
 }
 
 /** Makes the rename itself durable. Best effort: not every platform can open a directory. */

@@ -48,3 +48,13 @@ export function fsErrorMessage(action: string, error: unknown): string {
       return `Cannot ${action}: ${errorMessage(error)}`;
   }
 }
+
+/**
+ * The message for a write refused because another program changed the file meanwhile (see
+ * writeFileAtomic's `expectedTarget`): its change is kept, nothing of this write is.
+ */
+export function concurrentChangeMessage(shown: string, error: { readonly how: 'changed' | 'replaced' | 'created' | 'removed' }, tool: string): string {
+  const what = error.how === 'created' ? 'created' : error.how === 'removed' ? 'removed' : 'changed';
+  const then = error.how === 'removed' ? 'Check whether it should still exist, then call again.' : `Read it${error.how === 'created' ? '' : ' again'}, then call again.`;
+  return `"${shown}" was ${what} by another program while this ${tool} was in progress; it was left as that program left it, and nothing was written. ${then}`;
+}

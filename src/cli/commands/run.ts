@@ -1,8 +1,9 @@
-import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { errorMessage } from '../../base/errors';
+import { InputTooLargeError, NotRegularFileError, readRegularFileSync } from '../../base/fs/openedFile';
+import { formatBytes } from '../../base/strings';
 import { configIssuesFromZod } from '../../services/config/configLoader';
 import type { ToolCall, ToolCallResult } from '../../services/executor/toolExecutor';
 import { ISessionInteractionService } from '../../services/interaction/interaction';
@@ -24,17 +25,33 @@ const CallSchema = z.strictObject({
 });
 const BatchSchema = z.array(CallSchema);
 
+/** The most a batch may be, from a file or stdin: a JSON array of calls, not a stream without end. */
+export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
+
 async function readInput(file: string | undefined, io: CliIo): Promise<string> {
   if (file !== undefined && file !== '-') {
     try {
-      return fs.readFileSync(nodePath.resolve(io.cwd, file), 'utf8');
+      return readRegularFileSync(nodePath.resolve(io.cwd, file), MAX_BATCH_BYTES).toString('utf8');
     } catch (error) {
+      if (error instanceof NotRegularFileError) {
+        throw new UsageError(`cannot read ${file}: it is a ${error.kind}, not a regular file. Give a JSON file, or pipe the batch on stdin ("-").`);
+      }
+      if (error instanceof InputTooLargeError) {
+        throw new UsageError(`cannot read ${file}: it is larger than ${formatBytes(MAX_BATCH_BYTES)}, the most a batch may be. Split it into smaller batches.`);
+      }
       throw new UsageError(`cannot read ${file}: ${errorMessage(error)}`);
     }
   }
   if (io.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe a JSON array of calls on stdin.');
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let bytes = 0;
+  for await (const chunk of io.stdin) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    bytes += buffer.length;
+    // Leaving the loop destroys the stream: nothing more is read.
+    if (bytes > MAX_BATCH_BYTES) throw new UsageError(`stdin holds more than ${formatBytes(MAX_BATCH_BYTES)}, the most a batch may be. Split it into smaller batches.`);
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { isErrnoException } from '../../base/errors';
-import { closestMatch } from '../../base/strings';
+import { InputTooLargeError, NotRegularFileError, readRegularFileSync } from '../../base/fs/openedFile';
+import { closestMatch, formatBytes } from '../../base/strings';
 import { CORE_CONFIG_SCHEMA, type ComposedConfigSchema, type ToolhostConfig } from './configSchema';
 
 export const CONFIG_FILE_NAME = 'toolhost.json';
@@ -96,17 +97,27 @@ export function parseConfig(input: unknown, source = 'configuration', schema: Co
   return result.data;
 }
 
+/** The most a configuration file may be: it is JSON settings, not data. */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
+function unreadableReason(error: unknown): string {
+  if (isErrnoException(error) && error.code === 'ENOENT') return 'file not found';
+  if (error instanceof NotRegularFileError) return `it is a ${error.kind}, not a regular file: give the path of a JSON file`;
+  if (error instanceof InputTooLargeError) return `it is larger than ${formatBytes(MAX_CONFIG_FILE_BYTES)}, the most a configuration file may be`;
+  return (error as Error).message;
+}
+
 /**
  * Reads a config file as JSON (validation is the App's: it knows the features' sections). A
- * missing file given explicitly or text that is not JSON is a ConfigError.
+ * missing file given explicitly, one that is not a regular file (a FIFO, a device) or over
+ * MAX_CONFIG_FILE_BYTES, or text that is not JSON is a ConfigError.
  */
 export function readConfigFile(file: string): unknown {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, MAX_CONFIG_FILE_BYTES).toString('utf8');
   } catch (error) {
-    const reason = isErrnoException(error) && error.code === 'ENOENT' ? 'file not found' : (error as Error).message;
-    throw new ConfigError(file, [{ path: '', message: reason }]);
+    throw new ConfigError(file, [{ path: '', message: unreadableReason(error) }]);
   }
   let json: unknown;
   try {

@@ -18,8 +18,9 @@ import { resolvePathAccess } from '../../tool/pathAccess';
 import { renderPrompt } from '../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../tool/ruleMatch';
 import { detectEncoding, knownBinaryType } from '../../base/fs/fileSniff';
-import { writeFileAtomic } from '../../base/fs/atomicWrite';
-import { fsErrorMessage, preview } from '../../base/fs/fileText';
+import { sweepStaleTempFiles, TargetChangedError, writeFileAtomic } from '../../base/fs/atomicWrite';
+import { concurrentChangeMessage, fsErrorMessage, preview } from '../../base/fs/fileText';
+import { NotRegularFileError, openRegularFile, PathChangedError, pathChangedMessage, readBounded } from '../../base/fs/openedFile';
 import { type EditInput, EditInputSchema, EDIT_SAMPLES } from './edit';
 import { detectLineEndings, findOccurrences, firstInvalidUtf8, type LineEndingStyle, lineNumbersAt, withLineEndings } from './editText';
 import { findNearMatch, linesOf, type NearMatch } from './nearMatch';
@@ -107,31 +108,24 @@ export class EditTool implements ExecutableTool<EditInput> {
     const shown = input.path;
     const maxBytes = this.config.section(editConfig).maxFileBytes;
 
+    // Opened once, exactly at the resolved path (no link followed, a FIFO never blocks), and read
+    // through that handle; the stat the write is checked against is the handle's.
     let stat: Stats;
-    try {
-      stat = await fs.stat(path);
-    } catch (error) {
-      const code = isErrnoException(error) ? error.code : undefined;
-      if (code === 'ENOENT' || code === 'ENOTDIR') {
-        return toolError(`"${shown}" does not exist. Edit changes existing files: to create a file, use Write. To find a file, use Glob.`);
-      }
-      return toolError(fsErrorMessage(`read "${shown}"`, error));
-    }
-    if (stat.isDirectory()) return toolError(`"${shown}" is a directory, not a file. Edit changes one file: give the path of a file.`);
-    if (!stat.isFile()) return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Edit only changes regular files.`);
-    if (stat.size > maxBytes) {
-      return toolError(
-        `"${shown}" is ${formatBytes(stat.size)}, larger than the ${formatBytes(maxBytes)} Edit handles. ` +
-          `Change it with Bash instead (e.g. sed), or raise the limit edit.maxFileBytes in the configuration.`,
-      );
-    }
-
     let bytes: Buffer;
     try {
-      bytes = await fs.readFile(path, { signal });
+      const opened = await openRegularFile(fs, path);
+      try {
+        stat = opened.stat;
+        if (stat.size > maxBytes) return toolError(tooLargeMessage(shown, stat.size, maxBytes));
+        const read = await readBounded(opened.handle, maxBytes, stat.size, signal);
+        if (read.more) return toolError(tooLargeMessage(shown, undefined, maxBytes));
+        bytes = read.bytes;
+      } finally {
+        await opened.handle.close().catch(() => undefined);
+      }
     } catch (error) {
       if (signal.aborted) throw error;
-      return toolError(fsErrorMessage(`read "${shown}"`, error));
+      return toolError(openErrorMessage(shown, error));
     }
     const refusal = encodingRefusal(shown, bytes);
     if (refusal) return toolError(refusal);
@@ -169,6 +163,7 @@ export class EditTool implements ExecutableTool<EditInput> {
 
     const offsets = chosen.offsets;
     const replacement = Buffer.from(spelling.newText, 'utf8');
+    await sweepStaleTempFiles(fs, nodePath.dirname(path));
     let written;
     try {
       written = await writeFileAtomic(
@@ -183,10 +178,13 @@ export class EditTool implements ExecutableTool<EditInput> {
           }
           await sink.write(bytes.subarray(from));
         },
-        { mode: stat.mode, owner: { uid: stat.uid, gid: stat.gid }, signal },
+        // Another writer's change during this edit is kept, and this edit refused.
+        { mode: stat.mode, owner: { uid: stat.uid, gid: stat.gid }, signal, expectedTarget: stat, verifyDirectory: true },
       );
     } catch (error) {
       if (signal.aborted) throw error;
+      if (error instanceof PathChangedError) return toolError(pathChangedMessage(shown, error.change, EDIT_USE));
+      if (error instanceof TargetChangedError) return toolError(concurrentChangeMessage(shown, error, 'Edit'));
       return toolError(`${fsErrorMessage(`write "${shown}"`, error)} The file was left unchanged.`);
     }
     const after = await fs.stat(path).catch(() => undefined);
@@ -221,6 +219,30 @@ export class EditTool implements ExecutableTool<EditInput> {
     }
     return parts.join(' ');
   }
+}
+
+const EDIT_USE = { action: 'edit', nothing: 'nothing was changed' } as const;
+
+/** `size` undefined: the file grew past the limit while it was read. */
+function tooLargeMessage(shown: string, size: number | undefined, maxBytes: number): string {
+  const is = size !== undefined ? `is ${formatBytes(size)}, larger than` : 'grew while it was read, past';
+  return (
+    `"${shown}" ${is} the ${formatBytes(maxBytes)} Edit handles. ` +
+    `Change it with Bash instead (e.g. sed), or raise the limit edit.maxFileBytes in the configuration.`
+  );
+}
+
+function openErrorMessage(shown: string, error: unknown): string {
+  if (error instanceof PathChangedError) return pathChangedMessage(shown, error.change, EDIT_USE);
+  if (error instanceof NotRegularFileError) {
+    if (error.kind === 'directory') return `"${shown}" is a directory, not a file. Edit changes one file: give the path of a file.`;
+    return `"${shown}" is not a regular file (it is a ${error.kind}). Edit only changes regular files; nothing was changed.`;
+  }
+  const code = isErrnoException(error) ? error.code : undefined;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return `"${shown}" does not exist. Edit changes existing files: to create a file, use Write. To find a file, use Glob.`;
+  }
+  return fsErrorMessage(`read "${shown}"`, error);
 }
 
 /** Why Edit must not touch these bytes, or undefined when they are UTF-8 text. */

@@ -1,3 +1,4 @@
+import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { bashTool } from './bash/bashTool';
 import { IAgentFileStateService } from './contract';
@@ -9,6 +10,7 @@ import { GrepEngineService } from './grep/grepEngineService';
 import { grepTool } from './grep/grepTool';
 import { RipgrepLocatorService } from './grep/ripgrepLocatorService';
 import { readTool } from './read/readTool';
+import { AgentTempFileSweep, IAgentTempFileSweep } from './write/tempFileSweep';
 import { writeTool } from './write/writeTool';
 
 /** The OS tools: Read, Write, Glob, Grep and Bash, the Grep engines and the file-state service. */
@@ -29,6 +31,11 @@ export function createOsToolsFeature() {
       )
       // The stale-write guard: Read records what the agent saw, Write and Edit check it.
       .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())
+      // What killed writes left in the workspace roots is removed when an agent starts.
+      .bindAgent(({ bind }) => {
+        bind(IAgentTempFileSweep).to(AgentTempFileSweep).inSingletonScope();
+        bind(IAgentStartup).toService(IAgentTempFileSweep);
+      })
       .contributeTool(readTool)
       .contributeTool(writeTool)
       .contributeTool(globTool)

@@ -3,7 +3,16 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { sha256Hex } from '../../../src/base/fs/fileHash';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
-import { stringPieces, tempPathFor, writeFileAtomic } from '../../../src/base/fs/atomicWrite';
+import {
+  isTempFileName,
+  removeStaleTempFiles,
+  STALE_TEMP_FILE_MS,
+  stringPieces,
+  TargetChangedError,
+  tempPathFor,
+  writeFileAtomic,
+} from '../../../src/base/fs/atomicWrite';
+import { deferred } from '../../helpers/async';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 
 const dir = useTempDir();
@@ -81,6 +90,25 @@ describe('writeFileAtomic', () => {
     expect(Buffer.byteLength(nodePath.basename(long))).toBeLessThanOrEqual(255);
   });
 
+  test('expectedTarget: a target removed, created or changed by someone else meanwhile is kept, and the write refused', async () => {
+    writeFiles(dir.path, { 'a.txt': 'old' });
+    const seen = fs.statSync(at('a.txt'));
+    const writeWhile = (change: () => void, expectedTarget: fs.Stats | null) =>
+      writeFileAtomic(localFs, at('a.txt'), async (sink) => {
+        await sink.write('mine');
+        change();
+      }, { expectedTarget }).catch((error: unknown) => (error instanceof TargetChangedError ? error.how : error));
+    expect(await writeWhile(() => fs.rmSync(at('a.txt')), seen)).toBe('removed');
+    expect(listing()).toEqual([]);
+    expect(await writeWhile(() => fs.writeFileSync(at('a.txt'), 'theirs'), null)).toBe('created');
+    expect(await writeWhile(() => fs.appendFileSync(at('a.txt'), '!'), fs.statSync(at('a.txt')))).toBe('changed');
+    expect(listing()).toEqual(['a.txt']);
+    expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe('theirs!');
+    // Unchanged: the write goes through.
+    await writeWhile(() => undefined, fs.statSync(at('a.txt')));
+    expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe('mine');
+  });
+
   test('string pieces never split a surrogate pair and join back to the input', () => {
     const text = 'a🎉b🎉🎉c'.repeat(7);
     for (const size of [1, 2, 3, 5, 8]) {
@@ -93,6 +121,34 @@ describe('writeFileAtomic', () => {
 });
 
 /** Collects a child's stdout and resolves when a line starting with `prefix` arrives. */
+describe('removeStaleTempFiles', () => {
+  test('only toolhost temporary names count', () => {
+    expect(isTempFileName(nodePath.basename(tempPathFor('/x/a.txt')))).toBe(true);
+    for (const name of ['.a.txt.toolhost-0123456789ab.tmp', '.a b.toolhost-ffffffffffff.tmp', '..env.toolhost-ffffffffffff.tmp']) expect([name, isTempFileName(name)]).toEqual([name, true]);
+    for (const name of ['a.txt.toolhost-0123456789ab.tmp', '.a.txt.toolhost-0123456789AB.tmp', '.a.txt.toolhost-0123456789a.tmp', '.a.txt.toolhost-0123456789ab.tmp~', '.toolhost-0123456789ab.tmp']) {
+      expect([name, isTempFileName(name)]).toEqual([name, false]);
+    }
+  });
+
+  test('the temporary file of a write still running in this process is kept, however old it looks', async () => {
+    const release = deferred();
+    const started = deferred();
+    const writing = writeFileAtomic(localFs, at('a.txt'), async (sink) => {
+      await sink.write(Buffer.alloc(128 * 1024));
+      started.resolve();
+      await release.promise;
+    });
+    await started.promise;
+    const [temp] = listing();
+    const then = (Date.now() - STALE_TEMP_FILE_MS - 60_000) / 1000;
+    fs.utimesSync(at(temp!), then, then);
+    expect(await removeStaleTempFiles(localFs, dir.path)).toEqual([]);
+    release.resolve();
+    await writing;
+    expect(listing()).toEqual(['a.txt']);
+  });
+});
+
 function waitForLine(child: ChildProcess, prefix: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { isTempFileName } from '../../../src/base/fs/atomicWrite';
 import { IConfigService } from '../../../src/services/config/config';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
-import { writeFiles } from '../../helpers/tempDir';
+import { executeAfter, hookedRuntime, releaseFifo, replaceWithFifo, replaceWithSymlink } from '../../helpers/pathSwap';
+import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true });
 
@@ -344,6 +346,80 @@ describe('Edit on large files', () => {
     expect((await edit({ path: 'big.txt', old_string: 'xyz', new_string: 'q' })).output).toBe(
       'old_string was not found in "big.txt". The file is larger than 8.0 MB, so no near match was searched for: use Grep to find the text, then Read around it.',
     );
+  });
+});
+
+describe('Edit uses exactly the file it was resolved with', () => {
+  let outside = '';
+  beforeEach(() => {
+    outside = makeTempDir('toolhost-outside-');
+  });
+  afterEach(() => {
+    releaseFifo(at('a.txt'));
+    removeDir(outside);
+  });
+
+  test('a file swapped for a link to .env is refused: .env is neither read nor copied into the file', async () => {
+    fx.open({ config: { staleGuard: { enabled: false } } });
+    writeFiles(fx.dir, { 'a.txt': 'KEY=value\n', '.env': 'KEY=value\nSECRET=hunter2\n' });
+    const result = await executeAfter(fx.agent, 'Edit', { path: 'a.txt', old_string: 'KEY=value', new_string: 'KEY=other' }, () =>
+      replaceWithSymlink(at('a.txt'), at('.env')),
+    );
+    expect(result).toEqual({
+      isError: true,
+      output: `"a.txt" changed between the approval and the edit (it is now a link to "${fx.dir}/.env"); nothing was changed. Check the path and call again.`,
+    });
+    expect(fs.readlinkSync(at('a.txt'))).toBe(at('.env'));
+    expect(bytesOf('.env').toString()).toBe('KEY=value\nSECRET=hunter2\n');
+  });
+
+  test('a folder on the path swapped for a link outside the workspace is refused, and the file there is left alone', async () => {
+    fx.open();
+    await given({ 'sub/a.txt': 'KEY=value\n' });
+    writeFiles(outside, { 'a.txt': 'KEY=value\n' });
+    const result = await executeAfter(fx.agent, 'Edit', { path: 'sub/a.txt', old_string: 'KEY=value', new_string: 'KEY=other' }, () =>
+      replaceWithSymlink(at('sub'), outside),
+    );
+    expect(text(result)).toBe(
+      `"sub/a.txt" changed between the approval and the edit (a folder on its path is now a link, so it leads to "${outside}/a.txt"); nothing was changed. Check the path and call again.`,
+    );
+    expect(fs.readFileSync(nodePath.join(outside, 'a.txt'), 'utf8')).toBe('KEY=value\n');
+    expect(fs.readdirSync(outside)).toEqual(['a.txt']);
+  });
+
+  test('a file swapped for a FIFO right before it is opened is refused at once instead of blocking', async () => {
+    let armed = false;
+    const swapOnOpen = (path: string) => {
+      if (!armed || path !== at('a.txt')) return;
+      armed = false;
+      replaceWithFifo(at('a.txt'));
+    };
+    fx.open({ runtime: hookedRuntime({ beforeOpen: swapOnOpen }) });
+    await given({ 'a.txt': 'KEY=value\n' });
+    armed = true;
+    expect(await edit({ path: 'a.txt', old_string: 'KEY=value', new_string: 'KEY=other' })).toEqual({
+      isError: true,
+      output: '"a.txt" is not a regular file (it is a FIFO (named pipe)). Edit only changes regular files; nothing was changed.',
+    });
+    expect(fs.statSync(at('a.txt')).isFIFO()).toBe(true);
+  });
+
+  test('a change another program makes while the edit is written is kept, and the edit refused', async () => {
+    let armed = false;
+    const changeBeforeRename = (path: string) => {
+      if (!armed || !isTempFileName(nodePath.basename(path))) return;
+      armed = false;
+      fs.writeFileSync(at('a.txt'), 'KEY=value\nTHEIRS=1\n');
+    };
+    fx.open({ runtime: hookedRuntime({ beforeSync: changeBeforeRename }) });
+    await given({ 'a.txt': 'KEY=value\n' });
+    armed = true;
+    expect(await edit({ path: 'a.txt', old_string: 'KEY=value', new_string: 'KEY=other' })).toEqual({
+      isError: true,
+      output: '"a.txt" was changed by another program while this Edit was in progress; it was left as that program left it, and nothing was written. Read it again, then call again.',
+    });
+    expect(bytesOf('a.txt').toString()).toBe('KEY=value\nTHEIRS=1\n');
+    expect(listing()).toEqual(['a.txt']);
   });
 });
 

@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
+import { executeAfter, hookedRuntime, replaceWithSymlink } from '../../helpers/pathSwap';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true });
@@ -170,6 +171,41 @@ describe('Glob and secrets', () => {
       'No files match ".env" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to include them.\n' +
         'Left out 1 matching file that holds secrets (env files, private keys, credentials); no tool reads them.',
     );
+  });
+});
+
+describe('Glob searches exactly the folder it was resolved with', () => {
+  let outside = '';
+  beforeEach(() => {
+    outside = makeTempDir('toolhost-outside-');
+    writeFiles(outside, { 'notes.txt': 'outside\n', 'id_ed25519.pub': 'key\n' });
+  });
+  afterEach(() => removeDir(outside));
+
+  test('a folder swapped for a link outside the workspace after resolution is not searched', async () => {
+    fx.open();
+    writeFiles(fx.dir, { 'sub/in.txt': '' });
+    const result = await executeAfter(fx.agent, 'Glob', { pattern: '**/*', path: 'sub' }, () => replaceWithSymlink(nodePath.join(fx.dir, 'sub'), outside));
+    expect(result).toEqual({
+      isError: true,
+      output: `"sub" changed between the approval and the search (it is now a link to "${outside}"); nothing was searched. Check the path and call again.`,
+    });
+  });
+
+  test('a folder swapped for a link while it is walked: the results are discarded', async () => {
+    const sub = nodePath.join(fx.dir, 'sub');
+    let swapped = false;
+    const swapOnList = (path: string) => {
+      if (swapped || path !== sub) return;
+      swapped = true;
+      replaceWithSymlink(sub, outside);
+    };
+    fx.open({ runtime: hookedRuntime({ beforeReaddir: swapOnList }) });
+    writeFiles(fx.dir, { 'sub/in.txt': '' });
+    expect(await glob({ pattern: '**/*', path: 'sub' })).toBe(
+      `"sub" changed between the approval and the end of the search (it is now a link to "${outside}"); its results were discarded. Check the path and call again.`,
+    );
+    expect(swapped).toBe(true);
   });
 });
 

@@ -4,6 +4,7 @@ import type { AppConfigInput } from '../../../src/scopes/appScope';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
+import { executeAfter, replaceWithSymlink } from '../../helpers/pathSwap';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 /**
@@ -332,6 +333,37 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       ]);
       expect(await grep({ pattern: 'needle', path: '.env' })).toBe(
         '".env" matches a sensitive-file pattern (env file, credentials, private key). Access is blocked to protect secrets.',
+      );
+    });
+  });
+
+  describe('the path searched is the one resolved', () => {
+    let outside = '';
+    beforeEach(() => {
+      open();
+      outside = makeTempDir('toolhost-outside-');
+      writeFiles(outside, { 'notes.txt': 'needle outside\n' });
+    });
+    afterEach(() => removeDir(outside));
+
+    test('a folder swapped for a link outside the workspace after resolution is not searched', async () => {
+      writeFiles(fx.dir, { 'sub/in.txt': 'needle inside\n' });
+      const result = await executeAfter(fx.agent, 'Grep', { pattern: 'needle', path: 'sub', output_mode: 'content' }, () =>
+        replaceWithSymlink(nodePath.join(fx.dir, 'sub'), outside),
+      );
+      expect(result).toEqual({
+        isError: true,
+        output: `"sub" changed between the approval and the search (it is now a link to "${outside}"); nothing was searched. Check the path and call again.`,
+      });
+    });
+
+    test('a file swapped for a link to .env after resolution is not searched', async () => {
+      writeFiles(fx.dir, { 'a.txt': 'TOKEN=x\n', '.env': 'TOKEN=secret\n' });
+      const result = await executeAfter(fx.agent, 'Grep', { pattern: 'TOKEN', path: 'a.txt', output_mode: 'content' }, () =>
+        replaceWithSymlink(nodePath.join(fx.dir, 'a.txt'), nodePath.join(fx.dir, '.env')),
+      );
+      expect(text(result)).toBe(
+        `"a.txt" changed between the approval and the search (it is now a link to "${fx.dir}/.env"); nothing was searched. Check the path and call again.`,
       );
     });
   });

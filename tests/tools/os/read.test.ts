@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { IConfigService } from '../../../src/services/config/config';
@@ -5,7 +6,8 @@ import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { countingRuntime } from '../../helpers/countingRuntime';
-import { writeFiles } from '../../helpers/tempDir';
+import { executeAfter, releaseFifo, replaceWithFifo, replaceWithSymlink, swapOnFirstOpen } from '../../helpers/pathSwap';
+import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true });
 
@@ -136,6 +138,62 @@ describe('Read errors say what to do instead', () => {
       output: 'The runtime changed after this call was prepared. Retry the tool call.',
       isError: true,
     });
+  });
+});
+
+describe('Read opens exactly the file the call was resolved with', () => {
+  let outside = '';
+  beforeEach(() => {
+    outside = makeTempDir('toolhost-outside-');
+    writeFiles(outside, { 'notes.txt': 'outside the workspace\n' });
+  });
+  afterEach(() => {
+    releaseFifo(nodePath.join(fx.dir, 'a.txt'));
+    removeDir(outside);
+  });
+
+  test('a file swapped for a link to .env after resolution is refused, and nothing of .env is returned', async () => {
+    fx.open();
+    writeFiles(fx.dir, { 'a.txt': 'a\n', '.env': 'SECRET=hunter2\n' });
+    const result = await executeAfter(fx.agent, 'Read', { path: 'a.txt' }, () => replaceWithSymlink(nodePath.join(fx.dir, 'a.txt'), nodePath.join(fx.dir, '.env')));
+    expect(result).toEqual({
+      isError: true,
+      output: `"a.txt" changed between the approval and the read (it is now a link to "${fx.dir}/.env"); nothing was read. Check the path and call again.`,
+    });
+  });
+
+  test('a file swapped for a link outside the workspace is refused', async () => {
+    fx.open();
+    writeFiles(fx.dir, { 'a.txt': 'a\n' });
+    const result = await executeAfter(fx.agent, 'Read', { path: 'a.txt' }, () => replaceWithSymlink(nodePath.join(fx.dir, 'a.txt'), nodePath.join(outside, 'notes.txt')));
+    expect(text(result)).toBe(`"a.txt" changed between the approval and the read (it is now a link to "${outside}/notes.txt"); nothing was read. Check the path and call again.`);
+  });
+
+  test('a folder on the path swapped for a link is refused: the kernel path of the opened file is checked', async () => {
+    fx.open();
+    writeFiles(fx.dir, { 'sub/notes.txt': 'inside\n' });
+    const result = await executeAfter(fx.agent, 'Read', { path: 'sub/notes.txt' }, () => replaceWithSymlink(nodePath.join(fx.dir, 'sub'), outside));
+    expect(text(result)).toBe(
+      `"sub/notes.txt" changed between the approval and the read (a folder on its path is now a link, so it leads to "${outside}/notes.txt"); nothing was read. Check the path and call again.`,
+    );
+  });
+
+  test('a FIFO swapped in after every check, right before the open, is refused at once instead of blocking the read', async () => {
+    const file = nodePath.join(fx.dir, 'a.txt');
+    writeFiles(fx.dir, { 'a.txt': 'a\n' });
+    fx.open({ runtime: swapOnFirstOpen(file, () => replaceWithFifo(file)) });
+    expect(await callTool(fx.agent, 'Read', { path: 'a.txt' })).toEqual({
+      isError: true,
+      output: '"a.txt" is not a regular file (it is a FIFO (named pipe)). Read only reads regular files; nothing was read.',
+    });
+    expect(fs.statSync(file).isFIFO()).toBe(true);
+  });
+
+  test('a FIFO or a device named directly is refused without blocking', async () => {
+    fx.open();
+    execFileSync('mkfifo', [nodePath.join(fx.dir, 'pipe')]);
+    expect(text(await callTool(fx.agent, 'Read', { path: 'pipe' }))).toBe('"pipe" is not a regular file (it is a FIFO (named pipe)). Read only reads regular files; nothing was read.');
+    expect(text(await callTool(fx.agent, 'Read', { path: '/dev/zero' }))).toBe('"/dev/zero" is not a regular file (it is a character device). Read only reads regular files; nothing was read.');
   });
 });
 

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { isTempFileName } from '../../../src/base/fs/atomicWrite';
 import { fsErrorMessage } from '../../../src/base/fs/fileText';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
-import { writeFiles } from '../../helpers/tempDir';
+import { executeAfter, hookedRuntime, releaseFifo, replaceWithFifo, replaceWithSymlink } from '../../helpers/pathSwap';
+import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true });
 
@@ -137,6 +139,131 @@ test.each<[string | undefined, string]>([
 ])('file-system error %s reads as a sentence', (code, message) => {
   const error = Object.assign(new Error('EIO: i/o error'), code ? { code } : {});
   expect(fsErrorMessage('write "a.txt"', error)).toBe(message);
+});
+
+describe('Write uses exactly the path it was resolved with', () => {
+  let outside = '';
+  beforeEach(() => {
+    outside = makeTempDir('toolhost-outside-');
+  });
+  afterEach(() => {
+    releaseFifo(at('a.txt'));
+    removeDir(outside);
+  });
+
+  test('appending to a file swapped for a link to .env is refused: .env is neither copied into the file nor changed', async () => {
+    fx.open({ config: { staleGuard: { enabled: false } } });
+    writeFiles(fx.dir, { 'a.txt': 'mine\n', '.env': 'SECRET=hunter2\n' });
+    const result = await executeAfter(fx.agent, 'Write', { path: 'a.txt', content: 'more\n', mode: 'append' }, () => replaceWithSymlink(at('a.txt'), at('.env')));
+    expect(result).toEqual({
+      isError: true,
+      output: `"a.txt" changed between the approval and the write (it is now a link to "${fx.dir}/.env"); nothing was written. Check the path and call again.`,
+    });
+    expect(fs.readlinkSync(at('a.txt'))).toBe(at('.env'));
+    expect(contentOf('.env')).toBe('SECRET=hunter2\n');
+    expect(listing()).toEqual(['.env', 'a.txt']);
+  });
+
+  test('a new file whose folder was swapped for a link outside the workspace is refused, and nothing is created there', async () => {
+    fx.open();
+    writeFiles(fx.dir, { 'sub/keep.txt': 'x' });
+    const result = await executeAfter(fx.agent, 'Write', { path: 'sub/new.txt', content: 'data' }, () => replaceWithSymlink(at('sub'), outside));
+    expect(text(result)).toBe(
+      `"sub/new.txt" changed between the approval and the write (a folder on its path is now a link, so it leads to "${outside}/new.txt"); nothing was written. Check the path and call again.`,
+    );
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  test('the folder swapped right as the temporary file is created: it is checked where it landed, and removed from there', async () => {
+    writeFiles(fx.dir, { 'sub/keep.txt': 'x' });
+    let swapped = false;
+    const swapOnTempOpen = (path: string) => {
+      if (swapped || !isTempFileName(nodePath.basename(path))) return;
+      swapped = true;
+      replaceWithSymlink(at('sub'), outside);
+    };
+    fx.open({ runtime: hookedRuntime({ beforeOpen: swapOnTempOpen }) });
+    expect(await write({ path: 'sub/new.txt', content: 'data' })).toEqual({
+      isError: true,
+      output: `"sub/new.txt" changed between the approval and the write (a folder on its path is now a link, so it leads to "${outside}/new.txt"); nothing was written. Check the path and call again.`,
+    });
+    expect(swapped).toBe(true);
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  test('an existing file swapped for a FIFO right before it is opened is refused at once instead of blocking', async () => {
+    let armed = false;
+    const swapOnOpen = (path: string) => {
+      if (!armed || path !== at('a.txt')) return;
+      armed = false;
+      replaceWithFifo(at('a.txt'));
+    };
+    fx.open({ runtime: hookedRuntime({ beforeOpen: swapOnOpen }) });
+    writeFiles(fx.dir, { 'a.txt': 'old\n' });
+    await readFirst('a.txt');
+    armed = true;
+    expect(await write({ path: 'a.txt', content: 'new\n' })).toEqual({
+      isError: true,
+      output: '"a.txt" is not a regular file (it is a FIFO (named pipe)). Write only writes regular files; nothing was written.',
+    });
+    expect(fs.statSync(at('a.txt')).isFIFO()).toBe(true);
+  });
+});
+
+describe('Write never loses a change another program makes while it writes', () => {
+  /** A runtime where `change` runs once the new content is in the temporary file, before the rename. */
+  function changeDuringWrite(change: () => void) {
+    const state = { armed: false };
+    const runtime = hookedRuntime({
+      beforeSync: (path) => {
+        if (!state.armed || !isTempFileName(nodePath.basename(path))) return;
+        state.armed = false;
+        change();
+      },
+    });
+    return { runtime, state };
+  }
+
+  test('the target changed meanwhile: the write is refused, the other change is kept, no temporary file is left', async () => {
+    const { runtime, state } = changeDuringWrite(() => fs.writeFileSync(at('a.txt'), 'theirs, written meanwhile\n'));
+    fx.open({ runtime });
+    writeFiles(fx.dir, { 'a.txt': 'old\n' });
+    await readFirst('a.txt');
+    state.armed = true;
+    expect(await write({ path: 'a.txt', content: 'mine\n'.repeat(100_000) })).toEqual({
+      isError: true,
+      output: '"a.txt" was changed by another program while this Write was in progress; it was left as that program left it, and nothing was written. Read it again, then call again.',
+    });
+    expect(contentOf('a.txt')).toBe('theirs, written meanwhile\n');
+    expect(listing()).toEqual(['a.txt']);
+  });
+
+  test('the target replaced by another file meanwhile (same size): refused, the other file is kept', async () => {
+    const { runtime, state } = changeDuringWrite(() => {
+      fs.writeFileSync(at('other.txt'), 'OLD\n');
+      fs.renameSync(at('other.txt'), at('a.txt'));
+    });
+    fx.open({ runtime });
+    writeFiles(fx.dir, { 'a.txt': 'old\n' });
+    await readFirst('a.txt');
+    state.armed = true;
+    expect((await write({ path: 'a.txt', content: 'mine\n' })).output).toBe(
+      '"a.txt" was changed by another program while this Write was in progress; it was left as that program left it, and nothing was written. Read it again, then call again.',
+    );
+    expect(contentOf('a.txt')).toBe('OLD\n');
+  });
+
+  test('a new file created by another program meanwhile is kept, and this write refused', async () => {
+    const { runtime, state } = changeDuringWrite(() => fs.writeFileSync(at('new.txt'), 'theirs\n'));
+    fx.open({ runtime });
+    state.armed = true;
+    expect(await write({ path: 'new.txt', content: 'mine\n' })).toEqual({
+      isError: true,
+      output: '"new.txt" was created by another program while this Write was in progress; it was left as that program left it, and nothing was written. Read it, then call again.',
+    });
+    expect(contentOf('new.txt')).toBe('theirs\n');
+    expect(listing()).toEqual(['new.txt']);
+  });
 });
 
 describe('Write resolution', () => {

@@ -3,6 +3,7 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable, optional, preDestroy } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
+import { pathChangedMessage, realPathChangeSync } from '../../../base/fs/openedFile';
 import { describeOutputFile, OutputCapture } from '../../../base/shell/outputCapture';
 import { shellEnvironment } from '../../../base/shell/shellEnv';
 import { type ShellExit, ShellProcess } from '../../../base/shell/shellProcess';
@@ -160,7 +161,8 @@ export class BashTool implements ExecutableTool<BashInput> {
       matchesRule: (ruleArgs, mode) => matchCommandRule(ruleArgs, command, mode),
       execute: (ctx) => {
         if (this.runtime.generation !== generation) return Promise.resolve(toolError('The runtime changed after this call was prepared. Retry the tool call.'));
-        return background ? this.startTask(input, cwd, plan.readOnly) : this.runForeground(input, cwd, plan.readOnly, ctx);
+        const shownCwd = input.cwd !== undefined && input.cwd.trim() !== '' ? input.cwd : cwd;
+        return background ? this.startTask(input, cwd, shownCwd, plan.readOnly) : this.runForeground(input, cwd, shownCwd, plan.readOnly, ctx);
       },
     };
   }
@@ -210,10 +212,13 @@ export class BashTool implements ExecutableTool<BashInput> {
     return shellEnvironment(process.env, readOnly ? { GIT_OPTIONAL_LOCKS: '0' } : {});
   }
 
-  private async startTask(input: BashInput, cwd: string, readOnly: boolean): Promise<ToolResult> {
+  private async startTask(input: BashInput, cwd: string, shownCwd: string, readOnly: boolean): Promise<ToolResult> {
     const tasks = this.tasks!;
     const cwdProblem = await this.checkCwd(cwd);
     if (cwdProblem) return toolError(cwdProblem);
+    // Synchronously before the spawn: nothing else runs between this check and the fork.
+    const moved = cwdChangedMessage(cwd, shownCwd);
+    if (moved) return toolError(moved);
     let task;
     try {
       task = tasks.startProcess({
@@ -241,13 +246,16 @@ export class BashTool implements ExecutableTool<BashInput> {
     return { output: lines.join('\n') };
   }
 
-  private async runForeground(input: BashInput, cwd: string, readOnly: boolean, ctx: ToolExecutionContext): Promise<ToolResult> {
+  private async runForeground(input: BashInput, cwd: string, shownCwd: string, readOnly: boolean, ctx: ToolExecutionContext): Promise<ToolResult> {
     if (ctx.signal.aborted) return toolError('Aborted before the command started.');
     const bash = this.config.section(bashConfig);
     const cwdProblem = await this.checkCwd(cwd);
     if (cwdProblem) return toolError(cwdProblem);
     const timeoutS = input.timeout ?? bash.defaultTimeoutS;
     const fileName = `${ctx.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${randomBytes(4).toString('hex')}.log`;
+    // Synchronously before the spawn: nothing else runs between this check and the fork.
+    const moved = cwdChangedMessage(cwd, shownCwd);
+    if (moved) return toolError(moved);
     // The capture pauses the shell when its file falls behind; the shell feeds the capture.
     const ref: { shell?: ShellProcess } = {};
     const capture = new OutputCapture({
@@ -293,6 +301,15 @@ export class BashTool implements ExecutableTool<BashInput> {
     await capture.close();
     return formatForegroundResult(exit, capture, { timeoutS, killGraceMs: bash.killGraceMs, maxTimeoutS: bash.maxTimeoutS, elapsedMs: Date.now() - started });
   }
+}
+
+/**
+ * The message when the working directory (canonical) is now reached through a link, so the
+ * command would start elsewhere than where it was resolved and approved.
+ */
+function cwdChangedMessage(cwd: string, shownCwd: string): string | undefined {
+  const change = realPathChangeSync(cwd);
+  return change && pathChangedMessage(shownCwd, change, { action: 'start of the command', nothing: 'the command was not run' });
 }
 
 /** The command on one line, cut to 80 characters, for descriptions. */

@@ -22,7 +22,8 @@ import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { type FilteredEntries, FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
 import { normalizeGlobPattern } from '../search/searchGlob';
-import { describeFolder, displayPath, formatSeconds, runtimeSearchFs } from '../search/searchPaths';
+import { describeFolder, displayPath, formatSeconds, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
+import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
 import { type GlobInput, GlobInputSchema, GLOB_SAMPLES } from './glob';
 import { globConfig } from '../osConfig';
 
@@ -78,15 +79,19 @@ export class GlobTool implements ExecutableTool<GlobInput> {
   private async run(input: GlobInput, root: string, pattern: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
     const options = this.config.section(globConfig);
-    const fs = runtimeSearchFs(this.runtime.requireFs());
+    const runtimeFs = this.runtime.requireFs();
+    const fs = runtimeSearchFs(runtimeFs);
     const shownRoot = displayPath(root, this.workspace.cwd);
     const shownArg = input.path ?? '.';
     try {
+      // The folder searched must be the one resolved: not a link swapped in since.
+      await verifyRealPath(runtimeFs, root);
       const stat = await fs.stat(root);
       if (!stat.isDirectory()) {
         return toolError(`"${shownArg}" is a file, not a folder. Glob searches folders; to read this file, use Read.`);
       }
     } catch (error) {
+      if (error instanceof PathChangedError) return toolError(pathChangedMessage(shownArg, error.change, { action: 'search', nothing: 'nothing was searched' }));
       const code = isErrnoException(error) ? error.code : undefined;
       if (code === 'ENOENT' || code === 'ENOTDIR') return toolError(`"${shownArg}" does not exist. Check the path, or leave path out to search the working directory.`);
       return toolError(`"${shownArg}" cannot be searched: ${errorMessage(error)}`);
@@ -100,6 +105,9 @@ export class GlobTool implements ExecutableTool<GlobInput> {
       return toolError(`Glob failed in "${shownRoot}": ${errorMessage(error)}`);
     }
     if (signal.aborted) return toolError('Glob was aborted.');
+    // A swap during the walk: what was listed may lie elsewhere.
+    const after = await searchRootChange(runtimeFs, root);
+    if (after) return toolError(pathChangedMessage(shownArg, after, { action: 'end of the search', nothing: 'its results were discarded' }));
     const offset = input.offset ?? 0;
     const limit = input.limit ?? options.defaultLimit;
     return renderGlob(listing, {

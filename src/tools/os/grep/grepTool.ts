@@ -1,3 +1,4 @@
+import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
@@ -16,7 +17,8 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { compileSearchGlob, type SearchGlob } from '../search/searchGlob';
-import { describeFolder, displayPath, formatSeconds, localSearchFs } from '../search/searchPaths';
+import { describeFolder, displayPath, formatSeconds, localSearchFs, searchRootChange } from '../search/searchPaths';
+import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
 import { RG_FILE_TYPES } from './fileTypes';
 import { type GrepInput, GrepInputSchema, GREP_SAMPLES } from './grep';
 import { type GrepEngine, GrepEngineError, type GrepFileResult, type GrepOutputMode, type GrepSearch } from './grepEngine';
@@ -148,10 +150,13 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     const shownArg = input.path ?? '.';
     let isFile: boolean;
     try {
+      // The folder or file searched must be the one resolved: not a link swapped in since.
+      await verifyRealPath(fsp, resolved.root);
       const stat = await localSearchFs.stat(resolved.root);
       if (!stat.isFile() && !stat.isDirectory()) return toolError(`"${shownArg}" is not a regular file or a folder (it is a device, socket or pipe).`);
       isFile = stat.isFile();
     } catch (error) {
+      if (error instanceof PathChangedError) return toolError(pathChangedMessage(shownArg, error.change, { action: 'search', nothing: 'nothing was searched' }));
       const code = isErrnoException(error) ? error.code : undefined;
       if (code === 'ENOENT' || code === 'ENOTDIR') return toolError(`"${shownArg}" does not exist. Check the path, or leave path out to search the working directory.`);
       return toolError(`"${shownArg}" cannot be searched: ${errorMessage(error)}`);
@@ -178,6 +183,9 @@ export class GrepTool implements ExecutableTool<GrepInput> {
       throw error;
     }
     if (outcome.stopped === 'aborted' || signal.aborted) return toolError('Grep was aborted before it finished.');
+    // A swap during the search: what was found may lie elsewhere.
+    const after = await searchRootChange(fsp, resolved.root);
+    if (after) return toolError(pathChangedMessage(shownArg, after, { action: 'end of the search', nothing: 'its results were discarded' }));
     const files = await this.order(outcome.files, resolved.mode);
     const scope = [
       describeFolder(resolved.root, this.workspace.cwd),

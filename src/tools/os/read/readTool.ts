@@ -19,6 +19,7 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
+import { NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
 import { type LineWindow, readForward, readTail, windowFromText } from './lineReader';
 import { type ReadInput, ReadInputSchema, READ_SAMPLES } from './read';
 import { readConfig } from '../osConfig';
@@ -78,23 +79,22 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     const options = this.config.section(readConfig);
     const shown = input.path;
     const fs = this.runtime.requireFs();
-    let stat: Stats;
+    // Opened once, exactly at the resolved path, and read through that handle only: a symlink or
+    // FIFO swapped in after the call was resolved is refused, never followed or blocked on.
+    let opened: OpenedFile;
     try {
-      stat = await fs.stat(path);
+      opened = await openRegularFile(fs, path);
     } catch (error) {
-      return toolError(statErrorMessage(shown, error));
+      return toolError(openErrorMessage(shown, error));
     }
-    if (stat.isDirectory()) {
-      return toolError(`"${shown}" is a directory, not a file. Use Glob to find files in it, or run \`ls\` through Bash to list it.`);
-    }
-    if (!stat.isFile()) return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Read only reads regular files.`);
+    const { handle: fileHandle, stat } = opened;
     const size = stat.size;
     if (size === 0) {
+      await fileHandle.close();
       this.recordSeen(path, stat, generation, sha256Hex(''));
       return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
     }
 
-    const fileHandle = await fs.open(path, 'r');
     // Files Read scans whole anyway are hashed from the same reads, for the stale-write guard.
     const hash = this.fileState && size <= this.fileState.hashMaxBytes ? new SequentialHash() : undefined;
     const handle = hash ? hash.wrap(fileHandle) : fileHandle;
@@ -149,7 +149,12 @@ export class ReadTool implements ExecutableTool<ReadInput> {
   }
 }
 
-function statErrorMessage(shown: string, error: unknown): string {
+function openErrorMessage(shown: string, error: unknown): string {
+  if (error instanceof PathChangedError) return pathChangedMessage(shown, error.change, { action: 'read', nothing: 'nothing was read' });
+  if (error instanceof NotRegularFileError) {
+    if (error.kind === 'directory') return `"${shown}" is a directory, not a file. Use Glob to find files in it, or run \`ls\` through Bash to list it.`;
+    return `"${shown}" is not a regular file (it is a ${error.kind}). Read only reads regular files; nothing was read.`;
+  }
   const code = isErrnoException(error) ? error.code : undefined;
   if (code === 'ENOENT' || code === 'ENOTDIR') return `"${shown}" does not exist. Check the path, or use Glob to find the file by name.`;
   if (code === 'EACCES' || code === 'EPERM') return `"${shown}" cannot be read: permission denied.`;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { type PathChange, PathChangedError, verifyRealPath } from '../../../base/fs/openedFile';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
 import { isPathInside } from '../../../tool/pathAccess';
 import type { SearchFs } from './ignoreTree';
@@ -50,4 +51,17 @@ export function describeFolder(path: string, cwd: string): string {
 export function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return Number.isInteger(s) ? String(s) : s.toFixed(s < 1 ? 3 : 1).replace(/\.?0+$/, '');
+}
+
+/**
+ * How a search root (canonical) no longer is the folder or file it was, checked again after a
+ * search: undefined when it still is, or when it is gone (nothing was found there then).
+ */
+export async function searchRootChange(fs: Pick<RuntimeFs, 'realpath' | 'lstat'>, root: string): Promise<PathChange | undefined> {
+  try {
+    await verifyRealPath(fs, root);
+    return undefined;
+  } catch (error) {
+    return error instanceof PathChangedError ? error.change : undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
 import { isErrnoException } from '../../../base/errors';
@@ -15,9 +16,10 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
-import { type AtomicWriteSink, writeFileAtomic } from '../../../base/fs/atomicWrite';
-import { fsErrorMessage, preview, statIfExists } from '../../../base/fs/fileText';
-import { currentStateOf } from '../fileState/currentFileState';
+import { type AtomicWriteSink, sweepStaleTempFiles, TargetChangedError, writeFileAtomic } from '../../../base/fs/atomicWrite';
+import { concurrentChangeMessage, fsErrorMessage, preview } from '../../../base/fs/fileText';
+import { fileKindOf, NotRegularFileError, openRegularFile, PathChangedError, pathChangedMessage, verifyExistingPrefix } from '../../../base/fs/openedFile';
+import { currentStateOf, currentStateOfHandle } from '../fileState/currentFileState';
 import { type WriteInput, WriteInputSchema, WRITE_SAMPLES } from './write';
 
 const PARAMETERS = toInputJsonSchema(WriteInputSchema);
@@ -72,25 +74,32 @@ export class WriteTool implements ExecutableTool<WriteInput> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
     const fs = this.runtime.requireFs();
     const shown = input.path;
-    const append = input.mode === 'append';
-
-    let existing: Stats | undefined;
+    // The existing target is opened exactly at the resolved path (no link followed, a FIFO never
+    // blocks); the stale-write check and append read through that handle.
+    let existing: ExistingTarget | undefined;
     try {
-      existing = await statIfExists(fs, path);
+      existing = await openExistingTarget(fs, path);
     } catch (error) {
       if (isErrnoException(error) && error.code === 'ENOTDIR') return toolError(await this.parentNotDirectory(fs, path, shown));
-      return toolError(fsErrorMessage(`write "${shown}"`, error));
+      return toolError(openErrorMessage(shown, error));
     }
-    if (existing?.isDirectory()) return toolError(`"${shown}" is a directory. Write writes files: give the path of a file.`);
-    if (existing && !existing.isFile()) {
-      return toolError(`"${shown}" is not a regular file (it is a device, socket or pipe). Write only writes regular files.`);
+    try {
+      return await this.writeTo(input, path, existing, generation, signal);
+    } finally {
+      await existing?.handle?.close().catch(() => undefined);
     }
+  }
 
+  private async writeTo(input: WriteInput, path: string, existing: ExistingTarget | undefined, generation: number, signal: AbortSignal): Promise<ToolResult> {
+    const fs = this.runtime.requireFs();
+    const shown = input.path;
+    const append = input.mode === 'append';
     let createdDir: string | undefined;
     if (existing) {
       let check;
       try {
-        check = await this.fileState.check(path, shown, currentStateOf(fs, path, existing, signal));
+        const current = existing.handle ? currentStateOfHandle(existing.handle, existing.stat, signal) : currentStateOf(fs, path, existing.stat, signal);
+        check = await this.fileState.check(path, shown, current);
       } catch (error) {
         if (signal.aborted) throw error;
         return toolError(fsErrorMessage(`read "${shown}" to check it is unchanged`, error));
@@ -98,37 +107,50 @@ export class WriteTool implements ExecutableTool<WriteInput> {
       if (!check.ok) return toolError(check.message);
     } else {
       try {
+        // mkdir follows links: the folders that exist must still be the resolved ones.
+        await verifyExistingPrefix(fs, path);
         createdDir = await fs.mkdir(nodePath.dirname(path), { recursive: true });
       } catch (error) {
+        if (error instanceof PathChangedError) return toolError(pathChangedMessage(shown, error.change, WRITE_USE));
         const code = isErrnoException(error) ? error.code : undefined;
         if (code === 'ENOTDIR' || code === 'EEXIST') return toolError(await this.parentNotDirectory(fs, path, shown));
         return toolError(fsErrorMessage(`create the directory "${this.shownPath(nodePath.dirname(path))}"`, error));
       }
     }
+    await sweepStaleTempFiles(fs, nodePath.dirname(path));
 
     let contentBytes = 0;
     let result;
     try {
+      const stat = existing?.stat;
       result = await writeFileAtomic(
         fs,
         path,
         async (sink) => {
-          if (append && existing) await copyInto(fs, path, sink, signal);
+          if (append && existing) await copyInto(fs, path, existing.handle, sink, signal);
           const before = sink.bytes;
           await sink.write(input.content);
           contentBytes = sink.bytes - before;
         },
-        existing ? { mode: existing.mode, owner: { uid: existing.uid, gid: existing.gid }, signal } : { signal },
+        {
+          ...(stat ? { mode: stat.mode, owner: { uid: stat.uid, gid: stat.gid } } : {}),
+          signal,
+          // Another writer's change during this write is kept, and this write refused.
+          expectedTarget: stat ?? null,
+          verifyDirectory: true,
+        },
       );
     } catch (error) {
       if (signal.aborted) throw error;
+      if (error instanceof PathChangedError) return toolError(pathChangedMessage(shown, error.change, WRITE_USE));
+      if (error instanceof TargetChangedError) return toolError(concurrentChangeMessage(shown, error, 'Write'));
       const outcome = existing ? 'The file was left unchanged.' : 'Nothing was written.';
       return toolError(`${fsErrorMessage(`write "${shown}"`, error)} ${outcome}`);
     }
     await this.recordWritten(fs, path, result, generation);
 
     if (append && existing) return { output: `Appended ${formatByteCount(contentBytes)} to ${shown} (the file is now ${formatByteCount(result.bytes)}).` };
-    if (existing) return { output: `Wrote ${formatByteCount(contentBytes)} to ${shown} (replaced the previous ${formatByteCount(existing.size)}).` };
+    if (existing) return { output: `Wrote ${formatByteCount(contentBytes)} to ${shown} (replaced the previous ${formatByteCount(existing.stat.size)}).` };
     const made = createdDir ? `; created the directory ${this.shownPath(createdDir)}` : '';
     return { output: `${append ? 'Appended' : 'Wrote'} ${formatByteCount(contentBytes)} to ${shown} (new file${made}).` };
   }
@@ -148,19 +170,53 @@ export class WriteTool implements ExecutableTool<WriteInput> {
   }
 }
 
-/** Streams the current content of `path` into the sink (append keeps the old bytes first). */
-async function copyInto(fs: RuntimeFs, path: string, sink: AtomicWriteSink, signal: AbortSignal): Promise<void> {
-  const handle = await fs.open(path, 'r');
+const WRITE_USE = { action: 'write', nothing: 'nothing was written' } as const;
+
+/** The file Write replaces: opened when it can be read (for the checks and append), else only its stat. */
+interface ExistingTarget {
+  readonly stat: Stats;
+  readonly handle?: FileHandle;
+}
+
+/** The regular file at `path`, or undefined when there is none. Throws what openRegularFile throws. */
+async function openExistingTarget(fs: RuntimeFs, path: string): Promise<ExistingTarget | undefined> {
+  try {
+    return await openRegularFile(fs, path);
+  } catch (error) {
+    const code = isErrnoException(error) ? error.code : undefined;
+    if (code === 'ENOENT') return undefined;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+  }
+  // A file this process may write but not read: only its stat (the guard then cannot hash it).
+  const stat = await fs.lstat(path);
+  if (stat.isSymbolicLink()) throw new PathChangedError(path, { kind: 'link' });
+  if (!stat.isFile()) throw new NotRegularFileError(path, fileKindOf(stat));
+  return { stat };
+}
+
+function openErrorMessage(shown: string, error: unknown): string {
+  if (error instanceof PathChangedError) return pathChangedMessage(shown, error.change, WRITE_USE);
+  if (error instanceof NotRegularFileError) {
+    if (error.kind === 'directory') return `"${shown}" is a directory. Write writes files: give the path of a file.`;
+    return `"${shown}" is not a regular file (it is a ${error.kind}). Write only writes regular files; nothing was written.`;
+  }
+  return fsErrorMessage(`write "${shown}"`, error);
+}
+
+/** Streams the current content of the target into the sink (append keeps the old bytes first). */
+async function copyInto(fs: RuntimeFs, path: string, opened: FileHandle | undefined, sink: AtomicWriteSink, signal: AbortSignal): Promise<void> {
+  const handle = opened ?? (await fs.open(path, 'r'));
   try {
     const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-    for (;;) {
+    for (let position = 0; ; ) {
       signal.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       await sink.write(buffer.subarray(0, bytesRead));
     }
   } finally {
-    await handle.close();
+    if (!opened) await handle.close();
   }
 }
 

@@ -6,8 +6,10 @@ import { type RunnableToolExecution, type ToolResult, type ToolUpdate } from '..
 import { PathSecurityError } from '../../../../src/tool/pathAccess';
 import { createOsToolsFeature } from '../../../../src/tools/os/osFeature';
 import { callTool, text, useAgent } from '../../../helpers/agentHarness';
+import { IAgentTaskService } from '../../../../src/tools/task/contract';
+import { replaceWithSymlink } from '../../../helpers/pathSwap';
 import { isAlive, killQuietly } from '../../../helpers/processes';
-import { writeFiles } from '../../../helpers/tempDir';
+import { makeTempDir, removeDir, writeFiles } from '../../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true, tempDataDir: true });
 
@@ -124,6 +126,36 @@ describe('Bash: the shell and its environment', () => {
     expect(await run({ command: 'ls', cwd: 'nope' })).toEqual({
       output: `The working directory "${fx.dir}/nope" does not exist. Create it first, or pass an existing directory as cwd.`,
       isError: true,
+    });
+  });
+
+  describe('a cwd swapped for a link after resolution', () => {
+    let outside = '';
+    beforeEach(() => {
+      outside = makeTempDir('toolhost-outside-');
+      writeFiles(outside, { 'notes.txt': 'outside\n' });
+      writeFiles(fx.dir, { 'sub/notes.txt': 'inside\n' });
+    });
+    afterEach(() => removeDir(outside));
+
+    test('the command is not run in the foreground', async () => {
+      const execution = resolve({ command: 'cat notes.txt; touch ran-here', cwd: 'sub' });
+      replaceWithSymlink(nodePath.join(fx.dir, 'sub'), outside);
+      expect(await execution.execute({ toolCallId: 'call_1', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} })).toEqual({
+        isError: true,
+        output: `"sub" changed between the approval and the start of the command (it is now a link to "${outside}"); the command was not run. Check the path and call again.`,
+      });
+      expect(fs.readdirSync(outside)).toEqual(['notes.txt']);
+    });
+
+    test('the command is not started in the background', async () => {
+      const execution = resolve({ command: 'touch ran-here', cwd: 'sub', run_in_background: true });
+      replaceWithSymlink(nodePath.join(fx.dir, 'sub'), outside);
+      expect(text(await execution.execute({ toolCallId: 'call_1', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} }))).toBe(
+        `"sub" changed between the approval and the start of the command (it is now a link to "${outside}"); the command was not run. Check the path and call again.`,
+      );
+      expect(fx.agent.get(IAgentTaskService).list()).toEqual([]);
+      expect(fs.readdirSync(outside)).toEqual(['notes.txt']);
     });
   });
 
