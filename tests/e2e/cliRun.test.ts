@@ -111,13 +111,30 @@ describe('toolhost run transcript', () => {
   });
 });
 
+test('a call with an empty tool name or arguments of the wrong type gets its own rejected result; the others run', async () => {
+  const input = batch([
+    { id: 'empty', name: '', arguments: {} },
+    { id: 'typed', name: 'Read', arguments: 5 },
+    { id: 'fine', name: 'Read', arguments: { path: 'b.txt' } },
+  ]);
+  const run = await runCliProcess(['run', '--json'], { cwd: ws, input });
+  expect(run.code).toBe(0);
+  const { results } = JSON.parse(run.stdout) as { results: Array<{ id: string; outcome: string; output: string }> };
+  expect(results.map((r) => [r.id, r.outcome])).toEqual([
+    ['empty', 'rejected'],
+    ['typed', 'rejected'],
+    ['fine', 'executed'],
+  ]);
+  expect(results[0]!.output).toMatch(/^Tool "" not found/);
+  expect(results[1]!.output).toMatch(/^Invalid args for tool "Read": /);
+});
+
 describe('toolhost run input errors exit with code 2', () => {
   test.each<[string, string[], string | undefined, RegExp]>([
     ['a missing file', ['run', 'missing.json'], undefined, /^toolhost: cannot read missing\.json: ENOENT/],
     ['invalid JSON', ['run'], '[{"name": "Read",', /^toolhost: stdin is not valid JSON: /],
     ['not an array', ['run'], '{"name": "Read"}', /^toolhost: stdin must be a JSON array of \{"id"\?: string, "name": string, "arguments": string \| object\}:\n {2}- \(root\): expected array, received object\n$/],
     ['a call without a name', ['run'], '[{"arguments": {}}]', /- \[0\]\.name: expected string, received undefined/],
-    ['arguments of the wrong type', ['run'], '[{"name": "Read", "arguments": 5}]', /- \[0\]\.arguments: /],
     ['an unknown key', ['run'], '[{"name": "Read", "args": {}}]', /- \[0\]\.args: unknown key/],
     ['an unknown flag', ['run', '--force'], '[]', /error: unknown option '--force'/],
   ])('%s', async (_name, args, input, stderr) => {

@@ -18,10 +18,13 @@ interface RunFlags extends WorkspaceFlags {
   readonly json?: boolean;
 }
 
+// Only what is not a call object rejects the batch (not an array, no name, a misspelt key); a
+// call the executor cannot run (an empty or unknown name, arguments of the wrong type) gets its
+// own rejected result and the others run, as when a model sends it.
 const CallSchema = z.strictObject({
-  id: z.string().min(1).optional(),
-  name: z.string().min(1),
-  arguments: z.union([z.string(), z.record(z.string(), z.unknown()), z.null()]).optional(),
+  id: z.string().optional(),
+  name: z.string(),
+  arguments: z.unknown().optional(),
 });
 const BatchSchema = z.array(CallSchema);
 
@@ -68,7 +71,12 @@ export function parseBatch(text: string, source: string): ToolCall[] {
     const issues = configIssuesFromZod(parsed.error, BatchSchema).map((i) => `${i.path || '(root)'}: ${i.message}`);
     throw new UsageError(`${source} must be a JSON array of {"id"?: string, "name": string, "arguments": string | object}:\n  - ${issues.join('\n  - ')}`);
   }
-  return parsed.data.map((call, i) => ({ id: call.id ?? `call_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }));
+  return parsed.data.map((call, i) => ({
+    id: call.id || `call_${i + 1}`,
+    name: call.name,
+    // The executor validates the arguments, so a wrong type is that call's error, not the batch's.
+    arguments: (call.arguments ?? {}) as ToolCall['arguments'],
+  }));
 }
 
 function outputText(output: ToolOutput): string {
