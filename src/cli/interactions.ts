@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
+import * as tty from 'node:tty';
 import { injectable } from 'inversify';
 import type {
   ApprovalRequest,
@@ -61,12 +62,79 @@ function formatRequest(request: ApprovalRequest): string {
 }
 
 /**
+ * The lines the person types on the terminal (/dev/tty), one reader for the whole session: a
+ * reader opened per prompt left a read pending when it closed, and that read swallowed the next
+ * line typed. Between prompts the reader is paused (the kernel keeps what is typed) and does not
+ * keep the process alive.
+ */
+export class TerminalLines {
+  private stream: tty.ReadStream | undefined;
+  private lines: readline.Interface | undefined;
+  private readonly queue: string[] = [];
+  private waiting: ((line: string | undefined) => void) | undefined;
+  private closed = false;
+
+  /** The next line, or an error when the terminal closes or `signal` aborts first. */
+  async next(signal: AbortSignal): Promise<string> {
+    if (signal.aborted) throw new Error('The approval request was cancelled.');
+    const queued = this.queue.shift();
+    if (queued !== undefined) return queued;
+    if (this.closed) throw new Error('The terminal closed before an answer.');
+    const stream = this.open();
+    stream.ref();
+    stream.resume();
+    try {
+      const line = await new Promise<string | undefined>((resolve, reject) => {
+        const onAbort = () => {
+          this.waiting = undefined;
+          reject(new Error('The approval request was cancelled.'));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.waiting = (value) => {
+          signal.removeEventListener('abort', onAbort);
+          this.waiting = undefined;
+          resolve(value);
+        };
+      });
+      if (line === undefined) throw new Error('The terminal closed before an answer.');
+      return line;
+    } finally {
+      if (!this.closed) {
+        stream.pause();
+        stream.unref();
+      }
+    }
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.lines?.close();
+    this.stream?.destroy();
+  }
+
+  private open(): tty.ReadStream {
+    if (this.stream) return this.stream;
+    const stream = new tty.ReadStream(fs.openSync('/dev/tty', 'r'));
+    const lines = readline.createInterface({ input: stream, terminal: false });
+    lines.on('line', (line) => (this.waiting ? this.waiting(line) : this.queue.push(line)));
+    lines.on('close', () => {
+      this.closed = true;
+      this.waiting?.(undefined);
+    });
+    this.stream = stream;
+    this.lines = lines;
+    return stream;
+  }
+}
+
+/**
  * Asks the person on the terminal (/dev/tty, so it works while stdin carries the batch). Prompts
  * are written to stderr; stdout stays clean for --json.
  */
 export class TerminalInteractions implements ISessionInteractionService {
   /** True while a question is on the screen (progress output should wait). */
   prompting = false;
+  private readonly terminal = new TerminalLines();
 
   constructor(private readonly stderr: { write(text: string): unknown }) {}
 
@@ -80,23 +148,18 @@ export class TerminalInteractions implements ISessionInteractionService {
     return answer as InteractionResponse<K>;
   }
 
+  /** Closes the terminal reader (when the session ends). */
+  dispose(): void {
+    this.terminal.dispose();
+  }
+
   private async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    const input = fs.createReadStream('/dev/tty');
-    const rl = readline.createInterface({ input, terminal: false });
     this.prompting = true;
     try {
-      for (;;) {
+      // Bounded: a person who keeps typing something else is asked again, but never more than this.
+      for (let attempt = 0; attempt < 100; attempt++) {
         this.stderr.write('\r\x1b[2K' + formatRequest(request));
-        const line = await new Promise<string>((resolve, reject) => {
-          const onAbort = () => reject(new Error('The approval request was cancelled.'));
-          signal.addEventListener('abort', onAbort, { once: true });
-          rl.once('line', (text) => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(text);
-          });
-          rl.once('close', () => reject(new Error('The terminal closed before an answer.')));
-        });
-        const text = line.trim();
+        const text = (await this.terminal.next(signal)).trim();
         const [word = '', ...rest] = text.split(/\s+/);
         const choice = word.toLowerCase();
         if (choice === 'y' || choice === 'yes') return { decision: 'approve' };
@@ -104,10 +167,9 @@ export class TerminalInteractions implements ISessionInteractionService {
         if (choice === 'n' || choice === 'no') return rest.length > 0 ? { decision: 'reject', feedback: rest.join(' ') } : { decision: 'reject' };
         this.stderr.write('  Please answer y, a or n.\n');
       }
+      return { decision: 'reject', feedback: 'no valid answer was given' };
     } finally {
       this.prompting = false;
-      rl.close();
-      input.destroy();
     }
   }
 }

@@ -99,6 +99,30 @@ describe('toolhost run approvals', () => {
     expect(out).toContain(`[a] yes, and allow Read(${outside}) for this session`);
     expect(out).toContain('2 calls: 2 executed; 0 errors.');
   });
+
+  (hasScript ? test : test.skip)('on a terminal, several prompts in a row each get the line typed for them', async () => {
+    writeFiles(root, { 'calls.json': batch([1, 2, 3].map(() => ({ name: 'Read', arguments: { path: outside } }))) });
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} ${CLI} run ${nodePath.join(root, 'calls.json')}`, '/dev/null'], { cwd: ws });
+    let out = '';
+    let answered = 0;
+    // One answer per prompt, typed once the prompt is on the screen; "n" for the second one.
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const prompts = out.split('? Read wants to run: Reading ').length - 1;
+      while (answered < prompts) {
+        answered++;
+        child.stdin.write(answered === 2 ? 'n not this one\n' : 'y\n');
+      }
+    });
+    // A lost line would leave the CLI waiting for ever: end it, so the test fails instead of hanging.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(guard);
+    expect(code).toBe(0);
+    expect(answered).toBe(3);
+    expect(out).toContain('3 calls: 2 executed, 1 denied; 1 error.');
+    expect(out).toContain('not this one');
+  });
 });
 
 describe('toolhost run transcript', () => {

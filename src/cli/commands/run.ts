@@ -174,6 +174,7 @@ export function runCommand(io: CliIo): Command {
         io.stdout.write(transcript(calls, results));
       }
     } finally {
+      terminal?.dispose();
       await session.dispose();
     }
   });
