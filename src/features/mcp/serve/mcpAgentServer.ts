@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { z } from 'zod';
 import { packageVersion } from '../../../base/packageInfo';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
@@ -71,6 +72,22 @@ interface CallState {
   release?: () => void;
 }
 
+/** tools/call as this server checks it: the SDK's shape, with `name` and `arguments` left to the handler. */
+const LenientCallToolRequestSchema = z.looseObject({
+  method: z.literal('tools/call'),
+  params: z.looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() }),
+});
+type LenientCallToolRequest = z.infer<typeof LenientCallToolRequestSchema>;
+
+/**
+ * A JSON-RPC "invalid params" error (-32602) with a message for the client. A plain Error with a
+ * code, since the SDK sends a thrown error's `code` and `message` as they are (McpError would add
+ * an "MCP error" prefix that the client adds again).
+ */
+function invalidParams(message: string): Error {
+  return Object.assign(new Error(message), { code: -32602 });
+}
+
 /**
  * Serves one agent's active tools over MCP with the SDK's low-level `Server` (the tool list is
  * dynamic and the schemas are already JSON Schema). Each `tools/call` is its own executor batch:
@@ -140,14 +157,28 @@ export class McpAgentServer {
           : 'cannot ask the client for approvals (no elicitation)';
       this.log(`serving ${this.listTools().length} tools from ${cwd} to ${client ? `${client.name} ${client.version}` : 'a client'}; it ${asks}`);
     };
-    this.server.setRequestHandler(mcpSdk.types().ListToolsRequestSchema, (): ListToolsResult => {
+    this.server.setRequestHandler(mcpSdk.types().ListToolsRequestSchema, (request): ListToolsResult => {
+      // The whole list is one page: this server issues no cursors, so any cursor is invalid (the spec's -32602).
+      if (request.params?.cursor !== undefined) {
+        throw invalidParams('Invalid cursor: this server returns its whole tool list in one page and issues no cursors; list again without one.');
+      }
       const tools = this.listTools();
       this.known = fingerprint(tools);
       this.knownNames = tools.map((t) => t.name);
       return { tools };
     });
-    this.server.setRequestHandler(mcpSdk.types().CallToolRequestSchema, (request, extra) => {
-      const work = this.call(request.params.name, request.params.arguments, {
+    // tools/call is checked here, so a wrong `name` or `arguments` gets -32602 and a sentence (the
+    // SDK's schema would answer -32603 with a raw schema dump). It is registered on the protocol
+    // layer, below the Server's tools/call wrapper, which only adds task-augmented calls (not offered).
+    const registerOnProtocol = Object.getPrototypeOf(Object.getPrototypeOf(this.server)).setRequestHandler as Server['setRequestHandler'];
+    registerOnProtocol.call(this.server, LenientCallToolRequestSchema as never, (request: LenientCallToolRequest, extra: Parameters<Parameters<Server['setRequestHandler']>[1]>[1]) => {
+      const { name, arguments: args } = request.params;
+      if (typeof name !== 'string' || name === '') throw invalidParams('tools/call needs "name": the name of a tool, as tools/list gives it.');
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+        const got = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+        throw invalidParams(`tools/call "arguments" must be an object of the tool's parameters (e.g. {"path": "README.md"}), not ${got}.`);
+      }
+      const work = this.call(name, args as Record<string, unknown> | undefined, {
         signal: extra.signal,
         requestId: extra.requestId,
         progressToken: extra._meta?.progressToken,

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CallToolResultSchema, ListToolsResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Feature } from '../../../../src/di/feature';
 import { IAgentUserToolService } from '../../../../src/services/userTools/userTools';
@@ -57,6 +57,49 @@ describe('tools/list', () => {
     expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
     expect(h.client.getServerVersion()?.name).toBe('toolhost');
     expect(h.client.getInstructions()).toContain(`working in ${fx.dir}. Relative paths resolve against that directory`);
+  });
+});
+
+describe('malformed requests get -32602 and a sentence', () => {
+  async function errorOf(request: Promise<unknown>): Promise<[number, string]> {
+    try {
+      await request;
+    } catch (error) {
+      const { code, message } = error as { code: number; message: string };
+      return [code, message];
+    }
+    throw new Error('the request succeeded');
+  }
+
+  test('a tools/list cursor (this server issues none)', async () => {
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
+    expect(await errorOf(h.client.request({ method: 'tools/list', params: { cursor: 'page-2' } }, ListToolsResultSchema))).toEqual([
+      -32602,
+      'MCP error -32602: Invalid cursor: this server returns its whole tool list in one page and issues no cursors; list again without one.',
+    ]);
+    expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo']);
+  });
+
+  test.each<[string, unknown, string]>([
+    ['a string', 'echo me', 'a string'],
+    ['a number', 5, 'a number'],
+    ['an array', ['x'], 'an array'],
+    ['null', null, 'null'],
+  ])('tools/call arguments that are %s', async (_name, args, got) => {
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
+    expect(await errorOf(h.client.request({ method: 'tools/call', params: { name: 'Echo', arguments: args } } as never, CallToolResultSchema))).toEqual([
+      -32602,
+      `MCP error -32602: tools/call "arguments" must be an object of the tool's parameters (e.g. {"path": "README.md"}), not ${got}.`,
+    ]);
+    expect(callResultText(await call('Echo', { text: 'still serving' }))).toBe('echo: still serving');
+  });
+
+  test('tools/call without a name', async () => {
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
+    expect(await errorOf(h.client.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema))).toEqual([
+      -32602,
+      'MCP error -32602: tools/call needs "name": the name of a tool, as tools/list gives it.',
+    ]);
   });
 });
 
