@@ -102,6 +102,17 @@ test('100 small Grep calls in one batch all succeed, none times out, and the thr
   }
 });
 
+test('a lowered grep.workers ends the threads beyond it', async () => {
+  writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i % 4}/f${i}.txt`, 'needle\n'])));
+  fx.open({ config: { grep: { engine: 'builtin', workers: 3 } } });
+  const engines = fx.app.get(IGrepEngineService);
+  expect(text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'count_matches', head_limit: 1 })).split('\n')[0]).toBe('Found 200 occurrences in 200 files.');
+  expect(engines.builtinWorkers).toEqual({ live: 3, waiting: 0 });
+  fx.app.config.update({ grep: { engine: 'builtin', workers: 1 } });
+  expect(text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'count_matches', head_limit: 1 })).split('\n')[0]).toBe('Found 200 occurrences in 200 files.');
+  await waitFor(() => engines.builtinWorkers.live === 1, { what: 'the threads beyond grep.workers to exit' });
+});
+
 test('an abort ends a call waiting for a worker, and one whose worker is stuck in a regex', async () => {
   writeFiles(fx.dir, { 'slow.txt': LONG_LINE, 'b.txt': 'needle\n' });
   fx.open({ config: { grep: { engine: 'builtin', workers: 1, timeoutMs: 600_000 } } });

@@ -79,7 +79,7 @@ export class GrepWorkerPool {
     for (const worker of workers) {
       if (!this.live.has(worker) || this.terminating.has(worker)) continue;
       // Over the bound (grep.workers was lowered) or disposed: end it instead of keeping it.
-      if (this.disposed || this.live.size > this.maxWorkers()) {
+      if (this.disposed || this.live.size - this.terminating.size > this.maxWorkers()) {
         this.discard(worker);
         continue;
       }
@@ -132,8 +132,13 @@ export class GrepWorkerPool {
 
   /** Grants free workers to the searches at the head of the queue. */
   private pump(): void {
-    while (this.queue.length > 0 && !this.disposed) {
-      const capacity = this.idle.length + Math.max(0, this.maxWorkers() - this.live.size);
+    if (this.disposed) return;
+    const max = this.maxWorkers();
+    // grep.workers was lowered: idle threads beyond it are ended.
+    while (this.idle.length > 0 && this.live.size - this.terminating.size > max) this.discard(this.idle[0]!);
+    while (this.queue.length > 0) {
+      // Busy and terminating threads count against the bound; idle ones are handed out first.
+      const capacity = Math.max(0, max - (this.live.size - this.idle.length));
       if (capacity === 0) return;
       const waiter = this.queue.shift()!;
       this.unwatch(waiter.signal);
