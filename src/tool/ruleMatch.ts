@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import picomatch from 'picomatch';
 import { isMcpToolName } from './contract';
+import { rewriteGlobBackslashes } from './globBackslashes';
 import { parseShellCommand } from './shellSplit';
 
 /**
@@ -109,7 +110,9 @@ export function matchPathRule(pattern: string, path: string, ctx: PathRuleContex
   let expanded = body;
   if (ctx.homeDir && (body === '~' || body.startsWith('~/'))) expanded = ctx.homeDir + body.slice(1);
   if (expanded.startsWith('./')) expanded = expanded.slice(2);
-  const absolute = nodePath.isAbsolute(expanded) ? expanded : joinGlob(ctx.cwd, expanded);
+  const absolute = rewriteGlobBackslashes(nodePath.isAbsolute(expanded) ? expanded : joinGlob(ctx.cwd, expanded));
+  // A pattern ending in a backslash that escapes nothing matches nothing (as in git).
+  if (absolute === undefined) return negated;
   const matched =
     picomatch.isMatch(path, absolute, { dot: true, nocase: CASE_INSENSITIVE_FS }) ||
     // `dir/**` also covers `dir` itself.

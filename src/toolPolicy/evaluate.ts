@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import { isMcpToolName, type ToolSource } from '../tool/contract';
+import { rewriteGlobBackslashes } from '../tool/globBackslashes';
 
 /**
  * A tool policy: `tools` is an allowlist (undefined admits everything), `disallowedTools` a
@@ -11,9 +12,14 @@ export interface ToolPolicy {
   readonly disallowedTools?: readonly string[];
 }
 
+function globMatches(name: string, pattern: string): boolean {
+  const glob = rewriteGlobBackslashes(pattern);
+  return glob !== undefined && picomatch.isMatch(name, glob, { dot: true });
+}
+
 function matchesAny(patterns: readonly string[], name: string, source: ToolSource): boolean {
   if (source === 'mcp' || isMcpToolName(name)) {
-    return patterns.some((pattern) => isMcpToolName(pattern) && (pattern === name || picomatch.isMatch(name, pattern, { dot: true })));
+    return patterns.some((pattern) => isMcpToolName(pattern) && (pattern === name || globMatches(name, pattern)));
   }
   return patterns.includes(name);
 }

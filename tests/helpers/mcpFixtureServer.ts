@@ -14,6 +14,7 @@ export interface FixtureOptions {
   readonly onlyMany?: boolean;
   readonly extraTools?: readonly string[];
   readonly oddTools?: boolean;
+  readonly backtrackingPatterns?: boolean;
   readonly http?: boolean;
   readonly requireToken?: string;
 }

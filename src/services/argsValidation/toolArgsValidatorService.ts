@@ -1,7 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { injectable } from 'inversify';
+import { injectable, preDestroy } from 'inversify';
 import { errorMessage } from '../../base/errors';
 import type { JsonSchema } from '../../tool/contract';
+import { BoundedRegExps, PatternTimeLimitError } from './boundedRegExp';
 import { coerceArgs } from './coerceArgs';
 import { formatValidationErrors } from './formatValidationErrors';
 import type { ArgsValidation, IToolArgsValidatorService } from './toolArgsValidator';
@@ -10,8 +11,10 @@ type Compiled = { readonly validate: ValidateFunction } | { readonly error: stri
 
 @injectable()
 export class ToolArgsValidatorService implements IToolArgsValidatorService {
+  // Schema patterns run under a time limit: a backtracking one (`(a+)+$`) must not freeze the host.
+  private readonly patterns = new BoundedRegExps();
   // strict: false — schemas from MCP servers use keywords and formats of every draft.
-  private readonly ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false, strict: false });
+  private readonly ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false, strict: false, code: { regExp: this.patterns.engine } });
   private readonly cache = new WeakMap<object, Compiled>();
 
   check(schema: JsonSchema): string | undefined {
@@ -23,8 +26,20 @@ export class ToolArgsValidatorService implements IToolArgsValidatorService {
     const compiled = this.compile(schema);
     if ('error' in compiled) return { ok: false, message: compiled.error };
     const value = coerceArgs(args, schema);
-    if (compiled.validate(value)) return { ok: true, value };
+    let valid: boolean;
+    try {
+      valid = this.patterns.within(() => compiled.validate(value) as boolean);
+    } catch (error) {
+      if (error instanceof PatternTimeLimitError) return { ok: false, message: `${error.message}. Send a shorter or simpler value.` };
+      throw error;
+    }
+    if (valid) return { ok: true, value };
     return { ok: false, message: formatValidationErrors(compiled.validate.errors) };
+  }
+
+  @preDestroy()
+  async dispose(): Promise<void> {
+    await this.patterns.close();
   }
 
   private compile(schema: JsonSchema): Compiled {

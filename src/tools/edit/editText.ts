@@ -47,20 +47,156 @@ export function findOccurrences(haystack: Buffer, needle: Buffer, options: { ove
   return offsets;
 }
 
-/** 1-based line numbers of ascending byte offsets, in one pass over the bytes before the last. */
+/** 1-based line numbers of ascending byte offsets, in one pass: each line break is looked at once. */
 export function lineNumbersAt(bytes: Buffer, offsets: readonly number[]): number[] {
   const lines: number[] = [];
   let line = 1;
-  let from = 0;
+  let nextBreak = bytes.indexOf(LF);
   for (const offset of offsets) {
-    for (let at = bytes.indexOf(LF, from); at >= 0 && at < offset; at = bytes.indexOf(LF, at + 1)) {
+    while (nextBreak >= 0 && nextBreak < offset) {
       line++;
-      from = at + 1;
+      nextBreak = bytes.indexOf(LF, nextBreak + 1);
     }
-    from = Math.max(from, Math.min(offset, bytes.length));
     lines.push(line);
   }
   return lines;
+}
+
+/** Where a sink takes the edited bytes (writeFileAtomic's sink). */
+export interface ByteSink {
+  write(data: Buffer): Promise<void>;
+}
+
+/** Occurrences of a needle and the lines they are on. */
+export interface OccurrenceTally {
+  /** Occurrences found (replaced, for writeReplacingAll). */
+  readonly count: number;
+  /** The first distinct lines (1-based, ascending) with an occurrence, at most `listLines`. */
+  readonly lines: readonly number[];
+  /** How many distinct lines have an occurrence. */
+  readonly distinctLines: number;
+}
+
+interface TallyOptions {
+  readonly signal: AbortSignal;
+  readonly listLines: number;
+  /** Count occurrences that share bytes ("aa" twice in "aaa"); replacing never does. */
+  readonly overlapping?: boolean;
+  /** Start at the first occurrence at or after this offset. */
+  readonly from?: number;
+}
+
+/** Steps (occurrences and line breaks passed) between checks of the abort signal and turns of the event loop. */
+const SLICE_STEPS = 8192;
+/** Small pieces are gathered into writes of this size. */
+const GATHER_BYTES = 256 * 1024;
+
+/**
+ * Finds the occurrences of `needle` in one pass and numbers their lines as it goes (each line
+ * break is looked at once), so the time is linear in the file and no list of offsets is kept,
+ * whatever the number of occurrences. `onOccurrence` may write. Every SLICE_STEPS steps it lets
+ * other work run and throws the signal's reason once it has aborted.
+ */
+async function tally(
+  bytes: Buffer,
+  needle: Buffer,
+  options: TallyOptions,
+  onOccurrence?: (at: number) => Promise<void> | undefined,
+): Promise<OccurrenceTally> {
+  const { signal, listLines } = options;
+  const step = options.overlapping ? 1 : needle.length;
+  const lines: number[] = [];
+  let count = 0;
+  let distinctLines = 0;
+  let line = 1;
+  let lastLine = 0;
+  let nextBreak = bytes.indexOf(LF);
+  let steps = 0;
+  const pause = async (): Promise<void> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    signal.throwIfAborted();
+  };
+  signal.throwIfAborted();
+  if (needle.length === 0) return { count, lines, distinctLines };
+  for (let at = bytes.indexOf(needle, options.from ?? 0); at >= 0; at = bytes.indexOf(needle, at + step)) {
+    while (nextBreak >= 0 && nextBreak < at) {
+      line++;
+      nextBreak = bytes.indexOf(LF, nextBreak + 1);
+      if (++steps % SLICE_STEPS === 0) await pause();
+    }
+    if (line !== lastLine) {
+      distinctLines++;
+      if (lines.length < listLines) lines.push(line);
+      lastLine = line;
+    }
+    count++;
+    const writing = onOccurrence?.(at);
+    if (writing) await writing;
+    if (++steps % SLICE_STEPS === 0) await pause();
+  }
+  return { count, lines, distinctLines };
+}
+
+/** Counts the occurrences of `needle` and the lines they are on, in one pass (see tally). */
+export function tallyOccurrences(bytes: Buffer, needle: Buffer, options: TallyOptions): Promise<OccurrenceTally> {
+  return tally(bytes, needle, options);
+}
+
+/** Where a sink takes the edited bytes (writeFileAtomic's sink). */
+export interface ByteSink {
+  write(data: Buffer): Promise<void>;
+}
+
+/**
+ * Writes `bytes` with every non-overlapping occurrence of `needle` replaced, in the one pass
+ * that finds and numbers them (see tally); small pieces are gathered into large writes.
+ */
+export async function writeReplacingAll(
+  sink: ByteSink,
+  bytes: Buffer,
+  needle: Buffer,
+  replacement: Buffer,
+  options: Omit<TallyOptions, 'overlapping'>,
+): Promise<OccurrenceTally> {
+  let gather = Buffer.allocUnsafe(GATHER_BYTES);
+  let gathered = 0;
+  const flush = async (): Promise<void> => {
+    // The sink owns what it was given: gathering goes on in a new buffer.
+    const full = gather.subarray(0, gathered);
+    gather = Buffer.allocUnsafe(GATHER_BYTES);
+    gathered = 0;
+    await sink.write(full);
+  };
+  // Copies source[start, end) into the gathered bytes; a promise only when it has to write.
+  const put = (source: Buffer, start: number, end: number): Promise<void> | undefined => {
+    const length = end - start;
+    if (length === 0) return undefined;
+    if (gathered + length <= GATHER_BYTES) {
+      source.copy(gather, gathered, start, end);
+      gathered += length;
+      return undefined;
+    }
+    return (async () => {
+      if (gathered > 0) await flush();
+      if (length >= GATHER_BYTES) {
+        await sink.write(source.subarray(start, end));
+      } else {
+        source.copy(gather, 0, start, end);
+        gathered = length;
+      }
+    })();
+  };
+  let written = 0;
+  const result = await tally(bytes, needle, { ...options, overlapping: false }, (at) => {
+    const before = put(bytes, written, at);
+    written = at + needle.length;
+    if (before) return before.then(() => put(replacement, 0, replacement.length));
+    return put(replacement, 0, replacement.length);
+  });
+  const rest = put(bytes, written, bytes.length);
+  if (rest) await rest;
+  if (gathered > 0) await flush();
+  return result;
 }
 
 /** How many line breaks (LF) the text has. */

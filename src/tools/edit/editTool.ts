@@ -22,7 +22,17 @@ import { sweepStaleTempFiles, TargetChangedError, writeFileAtomic } from '../../
 import { concurrentChangeMessage, fsErrorMessage, preview } from '../../base/fs/fileText';
 import { NotRegularFileError, openRegularFile, PathChangedError, pathChangedMessage, readBounded } from '../../base/fs/openedFile';
 import { type EditInput, EditInputSchema, EDIT_SAMPLES } from './edit';
-import { detectLineEndings, findOccurrences, firstInvalidUtf8, type LineEndingStyle, lineNumbersAt, withLineEndings } from './editText';
+import {
+  detectLineEndings,
+  findOccurrences,
+  firstInvalidUtf8,
+  type LineEndingStyle,
+  lineNumbersAt,
+  type OccurrenceTally,
+  tallyOccurrences,
+  withLineEndings,
+  writeReplacingAll,
+} from './editText';
 import { findNearMatch, linesOf, type NearMatch } from './nearMatch';
 import { editConfig } from './editConfig';
 
@@ -59,12 +69,16 @@ export function spellingsFor(oldString: string, newString: string, style: LineEn
   return tries.filter((s, i) => tries.findIndex((t) => t.oldText === s.oldText) === i);
 }
 
-/** `line 4` or `lines 1, 3, 5 and 12 more`: the distinct lines of ascending line numbers. */
-export function describeLines(lines: readonly number[]): string {
+/**
+ * `line 4` or `lines 1, 3, 5 and 12 more`: the distinct lines of ascending line numbers (or the
+ * first of them, with `distinctCount` saying how many there are).
+ */
+export function describeLines(lines: readonly number[], distinctCount?: number): string {
   const distinct = lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
-  if (distinct.length === 1) return `line ${distinct[0]}`;
+  const total = distinctCount ?? distinct.length;
+  if (total === 1) return `line ${distinct[0]}`;
   const shown = distinct.slice(0, LISTED_LINES).join(', ');
-  const more = distinct.length - LISTED_LINES;
+  const more = total - Math.min(distinct.length, LISTED_LINES);
   return `lines ${shown}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
 }
 
@@ -142,7 +156,8 @@ export class EditTool implements ExecutableTool<EditInput> {
     let chosen: { spelling: Spelling; needle: Buffer; offsets: number[] } | undefined;
     for (const spelling of spellingsFor(input.old_string, input.new_string, style)) {
       const needle = Buffer.from(spelling.oldText, 'utf8');
-      const offsets = input.replace_all ? findOccurrences(bytes, needle) : findOccurrences(bytes, needle, { overlapping: true, limit: 2 });
+      // replace_all finds the rest while it writes (one pass, no list of offsets).
+      const offsets = input.replace_all ? findOccurrences(bytes, needle, { limit: 1 }) : findOccurrences(bytes, needle, { overlapping: true, limit: 2 });
       if (offsets.length > 0) {
         chosen = { spelling, needle, offsets };
         break;
@@ -154,29 +169,23 @@ export class EditTool implements ExecutableTool<EditInput> {
       return toolError(`No changes to make: in the file's ${style === 'crlf' ? 'CRLF' : 'LF'} line endings, old_string and new_string are the same text.`);
     }
     if (!input.replace_all && chosen.offsets.length > 1) {
-      const all = findOccurrences(bytes, needle, { overlapping: true });
+      const all = await tallyOccurrences(bytes, needle, { overlapping: true, listLines: LISTED_LINES, signal });
       return toolError(
-        `old_string occurs ${formatCount(all.length)} times in "${shown}" (at ${describeLines(lineNumbersAt(bytes, all))}). ` +
-          `Add more surrounding lines to old_string so that it matches exactly one place, or set replace_all to true to replace all ${formatCount(all.length)}.`,
+        `old_string occurs ${formatCount(all.count)} times in "${shown}" (at ${describeLines(all.lines, all.distinctLines)}). ` +
+          `Add more surrounding lines to old_string so that it matches exactly one place, or set replace_all to true to replace all ${formatCount(all.count)}.`,
       );
     }
 
-    const offsets = chosen.offsets;
     const replacement = Buffer.from(spelling.newText, 'utf8');
     await sweepStaleTempFiles(fs, nodePath.dirname(path));
+    let replaced: OccurrenceTally | undefined;
     let written;
     try {
       written = await writeFileAtomic(
         fs,
         path,
         async (sink) => {
-          let from = 0;
-          for (const offset of offsets) {
-            await sink.write(bytes.subarray(from, offset));
-            await sink.write(replacement);
-            from = offset + needle.length;
-          }
-          await sink.write(bytes.subarray(from));
+          replaced = await writeReplacingAll(sink, bytes, needle, replacement, { signal, listLines: LISTED_LINES, from: chosen.offsets[0] });
         },
         // Another writer's change during this edit is kept, and this edit refused.
         { mode: stat.mode, owner: { uid: stat.uid, gid: stat.gid }, signal, expectedTarget: stat, verifyDirectory: true },
@@ -190,8 +199,9 @@ export class EditTool implements ExecutableTool<EditInput> {
     const after = await fs.stat(path).catch(() => undefined);
     this.fileState.record(path, { size: written.bytes, mtimeMs: after?.mtimeMs ?? 0, ctimeMs: after?.ctimeMs ?? 0, sha256: written.sha256 }, generation);
 
-    const where = describeLines(lineNumbersAt(bytes, offsets));
-    const count = offsets.length === 1 ? '1 occurrence' : `${formatCount(offsets.length)} occurrences`;
+    const { lines, distinctLines, count: replacedCount } = replaced!;
+    const where = describeLines(lines, distinctLines);
+    const count = replacedCount === 1 ? '1 occurrence' : `${formatCount(replacedCount)} occurrences`;
     const endings =
       spelling.converted === 'crlf' && spelling.newText !== input.new_string ? ' Line breaks in new_string were written as CRLF, like the rest of the file.' : '';
     return { output: `Replaced ${count} in ${shown} (${where}).${endings}` };

@@ -1,9 +1,11 @@
 import * as nodePath from 'node:path';
+import { Ajv } from 'ajv';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { errorMessage, isErrnoException, isErrorLike } from '../../../base/errors';
+import { BoundedRegExps } from '../../../services/argsValidation/boundedRegExp';
 import type { McpCallToolAnswer } from './callResult';
 import { linkAbortSignal } from './abortLink';
 import { expandOrThrow } from './envExpansion';
@@ -33,15 +35,27 @@ export interface McpConnectionHost {
   warn(warning: McpWarning): void;
 }
 
-/** Output schemas the SDK's Ajv cannot compile are not held against the server's results. */
+/**
+ * How the SDK checks results against the server's output schemas: a schema Ajv cannot compile is
+ * not held against the results, formats are not checked (as for arguments), and `pattern`s run
+ * under a time limit, so a server's backtracking pattern cannot freeze the host.
+ */
 class LenientSchemaValidator implements jsonSchemaValidator {
-  private readonly inner = new (mcpSdk.ajvValidator().AjvJsonSchemaValidator)();
+  private readonly inner: jsonSchemaValidator;
+
+  constructor(private readonly patterns: BoundedRegExps) {
+    const ajv = new Ajv({ strict: false, validateFormats: false, validateSchema: false, allErrors: true, code: { regExp: patterns.engine } });
+    this.inner = new (mcpSdk.ajvValidator().AjvJsonSchemaValidator)(ajv);
+  }
+
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    let validate: JsonSchemaValidator<T>;
     try {
-      return this.inner.getValidator<T>(schema);
+      validate = this.inner.getValidator<T>(schema);
     } catch {
       return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
     }
+    return (input) => this.patterns.within(() => validate(input));
   }
 }
 
@@ -107,6 +121,8 @@ export class McpServerConnection {
   private instructions: string | undefined;
   /** Raw JSON of each listed tool, so an unchanged tool keeps its definition object. */
   private readonly definitionCache = new Map<string, { json: string; definition: McpToolDefinition }>();
+  /** The output schemas' patterns (its helper thread ends with stop()). */
+  private readonly outputPatterns = new BoundedRegExps();
   readonly transportKind: McpTransportKind;
 
   constructor(
@@ -162,7 +178,7 @@ export class McpServerConnection {
     let transport: Transport | undefined;
     try {
       transport = this.createTransport();
-      client = new (mcpSdk.client().Client)({ name: 'toolhost', version: this.host.clientVersion }, { capabilities: {}, jsonSchemaValidator: new LenientSchemaValidator() });
+      client = new (mcpSdk.client().Client)({ name: 'toolhost', version: this.host.clientVersion }, { capabilities: {}, jsonSchemaValidator: new LenientSchemaValidator(this.outputPatterns) });
       const owned = client;
       client.onclose = () => this.onClosed(generation, owned);
       client.onerror = () => undefined; // Transport noise (a stray stdout line); failures surface as closes or call errors.
@@ -451,5 +467,6 @@ export class McpServerConnection {
     await client?.close().catch(() => undefined);
     await transport?.close().catch(() => undefined);
     await this.starting?.catch(() => undefined);
+    await this.outputPatterns.close();
   }
 }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import picomatch from 'picomatch';
+import { errorMessage } from '../../../base/errors';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { FilteredListing } from '../search/filteredListing';
 import { IgnoreTree } from '../search/ignoreTree';
@@ -21,61 +22,78 @@ export function compileFileTypeMatcher(globs: readonly string[]): (name: string)
   return picomatch([...globs], { dot: true, nonegate: true, noextglob: true });
 }
 
+interface PoolWaiter {
+  readonly want: number;
+  readonly signal: AbortSignal;
+  readonly grant: (workers: Worker[]) => void;
+  readonly fail: (error: Error) => void;
+}
+
 /**
- * Worker threads for the builtin engine, kept for a while between calls (starting one costs tens
- * of milliseconds). Idle workers do not keep the process alive; all are ended by dispose().
+ * The worker threads of the builtin engine, one bounded set per App (`grep.workers`). A search
+ * waits in a queue until a worker is free, so a batch of many calls never starts more threads
+ * than the bound; workers are kept for a while between calls (starting one costs tens of
+ * milliseconds), idle ones do not keep the process alive, and dispose() ends them all. A worker
+ * that is terminated (a search that timed out in the middle of a regex) counts against the bound
+ * until it has exited; a new one takes its place when a search needs it.
  */
 export class GrepWorkerPool {
   private readonly idle: Worker[] = [];
+  /** Every thread started and not yet exited, busy, idle or terminating. */
   private readonly live = new Set<Worker>();
+  private readonly terminating = new Set<Worker>();
+  private readonly queue: PoolWaiter[] = [];
+  /** One abort listener per signal with waiters (the calls of a batch share one signal). */
+  private readonly watched = new Map<AbortSignal, () => void>();
   private idleTimer: NodeJS.Timeout | undefined;
   private disposed = false;
 
-  constructor(private readonly keepIdle: () => number) {}
+  constructor(private readonly maxWorkers: () => number) {}
 
+  /** Threads that exist now (busy, idle or terminating): never more than the bound. */
   get size(): number {
     return this.live.size;
   }
 
-  acquire(count: number): Worker[] {
-    if (this.disposed) throw new GrepEngineError('The Grep worker pool was disposed.');
-    const workers: Worker[] = [];
-    while (workers.length < count && this.idle.length > 0) workers.push(this.idle.pop()!);
-    while (workers.length < count) {
-      const worker = new Worker(GREP_WORKER_SOURCE, { eval: true, stdout: false, stderr: false });
-      // A worker that fails is removed; the job that used it reports the error.
-      worker.on('error', () => this.discard(worker));
-      worker.on('exit', () => this.live.delete(worker));
-      this.live.add(worker);
-      workers.push(worker);
-    }
-    for (const worker of workers) worker.ref();
-    return workers;
+  /** Searches waiting for a worker. */
+  get waiting(): number {
+    return this.queue.length;
   }
 
+  /**
+   * Up to `want` workers, as soon as at least one is free (first come, first served). Rejects
+   * with the signal's reason when it aborts first, and with GrepEngineError once disposed.
+   */
+  acquire(want: number, signal: AbortSignal): Promise<Worker[]> {
+    if (this.disposed) return Promise.reject(new GrepEngineError('The Grep worker pool was disposed.'));
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<Worker[]>((grant, fail) => {
+      this.queue.push({ want: Math.max(1, want), signal, grant, fail });
+      this.watch(signal);
+      this.pump();
+    });
+  }
+
+  /** Gives workers back after a search that left them idle (no batch outstanding). */
   release(workers: readonly Worker[]): void {
     for (const worker of workers) {
-      if (!this.live.has(worker)) continue;
-      if (this.disposed || this.idle.length >= this.keepIdle()) {
+      if (!this.live.has(worker) || this.terminating.has(worker)) continue;
+      // Over the bound (grep.workers was lowered) or disposed: end it instead of keeping it.
+      if (this.disposed || this.live.size - this.terminating.size > this.maxWorkers()) {
         this.discard(worker);
         continue;
       }
-      worker.unref();
-      this.idle.push(worker);
+      this.keepIdle(worker);
     }
-    if (this.idle.length > 0 && !this.idleTimer) {
-      this.idleTimer = setTimeout(() => {
-        this.idleTimer = undefined;
-        for (const worker of this.idle.splice(0)) this.discard(worker);
-      }, IDLE_WORKER_MS);
-      this.idleTimer.unref();
-    }
+    this.pump();
   }
 
+  /** Terminates a worker (a stuck or failed one); it leaves the bound once it has exited. */
   discard(worker: Worker): void {
-    this.live.delete(worker);
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
+    if (!this.live.has(worker) || this.terminating.has(worker)) return;
+    this.terminating.add(worker);
     void worker.terminate();
   }
 
@@ -83,8 +101,85 @@ export class GrepWorkerPool {
     this.disposed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idle.length = 0;
+    for (const waiter of this.queue.splice(0)) {
+      this.unwatch(waiter.signal);
+      waiter.fail(new GrepEngineError('The Grep worker pool was disposed.'));
+    }
     await Promise.all([...this.live].map((worker) => worker.terminate()));
     this.live.clear();
+    this.terminating.clear();
+  }
+
+  private watch(signal: AbortSignal): void {
+    if (this.watched.has(signal)) return;
+    const onAbort = () => {
+      this.watched.delete(signal);
+      const aborted = this.queue.filter((w) => w.signal === signal);
+      for (const waiter of aborted) this.queue.splice(this.queue.indexOf(waiter), 1);
+      for (const waiter of aborted) waiter.fail(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.watched.set(signal, onAbort);
+  }
+
+  /** Stops listening to a signal no waiter uses any more. */
+  private unwatch(signal: AbortSignal): void {
+    const onAbort = this.watched.get(signal);
+    if (!onAbort || this.queue.some((w) => w.signal === signal)) return;
+    signal.removeEventListener('abort', onAbort);
+    this.watched.delete(signal);
+  }
+
+  /** Grants free workers to the searches at the head of the queue. */
+  private pump(): void {
+    if (this.disposed) return;
+    const max = this.maxWorkers();
+    // grep.workers was lowered: idle threads beyond it are ended.
+    while (this.idle.length > 0 && this.live.size - this.terminating.size > max) this.discard(this.idle[0]!);
+    while (this.queue.length > 0) {
+      // Busy and terminating threads count against the bound; idle ones are handed out first.
+      const capacity = Math.max(0, max - (this.live.size - this.idle.length));
+      if (capacity === 0) return;
+      const waiter = this.queue.shift()!;
+      this.unwatch(waiter.signal);
+      const workers: Worker[] = [];
+      try {
+        while (workers.length < Math.min(waiter.want, capacity)) workers.push(this.idle.pop() ?? this.start());
+      } catch (error) {
+        for (const worker of workers) this.keepIdle(worker);
+        waiter.fail(new GrepEngineError(`The builtin search could not start a worker thread: ${errorMessage(error)}`));
+        continue;
+      }
+      for (const worker of workers) worker.ref();
+      waiter.grant(workers);
+    }
+  }
+
+  private keepIdle(worker: Worker): void {
+    worker.unref();
+    this.idle.push(worker);
+    if (!this.idleTimer) {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        for (const idle of this.idle.splice(0)) this.discard(idle);
+      }, IDLE_WORKER_MS);
+      this.idleTimer.unref();
+    }
+  }
+
+  private start(): Worker {
+    const worker = new Worker(GREP_WORKER_SOURCE, { eval: true, stdout: false, stderr: false });
+    // A worker that fails is ended; the search that used it reports the error.
+    worker.on('error', () => this.discard(worker));
+    worker.on('exit', () => {
+      this.live.delete(worker);
+      this.terminating.delete(worker);
+      const at = this.idle.indexOf(worker);
+      if (at >= 0) this.idle.splice(at, 1);
+      this.pump();
+    });
+    this.live.add(worker);
+    return worker;
   }
 }
 
@@ -124,7 +219,14 @@ export class BuiltinGrepEngine implements GrepEngine {
     const jobId = ++jobCounter;
     const cancel = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(cancel);
-    const workers = this.pool.acquire(search.file ? 1 : this.workerCount);
+    let workers: Worker[];
+    try {
+      workers = await this.pool.acquire(search.file ? 1 : this.workerCount, limits.signal);
+    } catch (error) {
+      // Aborted while waiting for a worker: nothing was searched.
+      if (limits.signal.aborted) return { files: [], unreadable: [], stopped: 'aborted' };
+      throw error;
+    }
     const unreadable: string[] = [];
     let stopped: GrepOutcome['stopped'];
     let failure: Error | undefined;
@@ -191,6 +293,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       }
     };
 
+    // The time limit counts from here, when the search has its workers, not while it waited for them.
     const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
     const onAbort = () => stop('aborted');
     limits.signal.addEventListener('abort', onAbort, { once: true });
@@ -198,13 +301,16 @@ export class BuiltinGrepEngine implements GrepEngine {
     try {
       if (search.file) await dispatch([search.file]);
       else await this.walk(search, dispatch, () => stopped !== undefined, unreadable);
-      while (pendingBatches > 0 && !failure) await new Promise<void>((resolve) => waiters.push(resolve));
+      // Once stopped, nothing more is awaited: a worker can be stuck in one regex for minutes.
+      while (pendingBatches > 0 && !failure && !stopped) await new Promise<void>((resolve) => waiters.push(resolve));
     } finally {
       clearTimeout(timer);
       limits.signal.removeEventListener('abort', onAbort);
       listeners.forEach((off) => off());
-      if (failure) workers.forEach((w) => this.pool.discard(w));
-      else this.pool.release(workers);
+      // A worker still holding a batch is terminated (the pool starts another when needed); the rest are reused.
+      const busy = failure ? workers : workers.filter((w) => outstanding.get(w)! > 0);
+      busy.forEach((w) => this.pool.discard(w));
+      this.pool.release(workers.filter((w) => !busy.includes(w)));
     }
     if (failure) throw new GrepEngineError(`The builtin search failed: ${failure.message}`);
     return { files: collector.files, unreadable, ...(stopped ? { stopped } : {}) };

@@ -28,6 +28,10 @@ export class GrepEngineService implements IGrepEngineService {
     return { ...this.counts };
   }
 
+  get builtinWorkers(): { readonly live: number; readonly waiting: number } {
+    return { live: this.pool.size, waiting: this.pool.waiting };
+  }
+
   async select(choice: GrepEngineChoice): Promise<GrepEngine> {
     const engine = await this.choose(choice);
     this.counts[engine.name]++;

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { rewriteGlobBackslashes } from '../../../tool/globBackslashes';
 
 /**
  * gitignore rules, compiled the way ripgrep's `ignore` crate compiles them (so the builtin search
@@ -9,7 +10,9 @@ import picomatch from 'picomatch';
  * - a leading `/` anchors the pattern to the directory of the file; so does a `/` in the middle;
  *   a pattern without `/` matches a name at any depth;
  * - a trailing `/` matches directories only;
- * - `*` and `?` never match `/`, `**` spans directories, `{a,b}` alternates, `\` escapes;
+ * - `*` and `?` never match `/`, `**` spans directories, `{a,b}` alternates, `\` escapes (`\\` is
+ *   a literal backslash; a line ending in a backslash that escapes nothing is dropped, as ripgrep
+ *   drops it and git never matches it);
  * - the last rule that matches decides.
  *
  * One rule set matches one path on its own: unlike the `ignore` npm package, it never looks at
@@ -68,9 +71,11 @@ export function parseGitignoreLine(rawLine: string): GitignoreRule | undefined {
   }
   // `dir/**` matches everything inside dir, but not dir itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
+  const safeGlob = rewriteGlobBackslashes(glob);
+  if (safeGlob === undefined) return undefined;
   let regex: RegExp;
   try {
-    regex = picomatch.makeRe(glob, GLOB_OPTIONS);
+    regex = picomatch.makeRe(safeGlob, GLOB_OPTIONS);
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import * as nodePath from 'node:path';
+import { rewriteGlobBackslashes } from '../../../tool/globBackslashes';
 import { type GitignoreRule, parseGitignoreLine } from './gitignore';
 
 /**
@@ -8,6 +9,13 @@ import { type GitignoreRule, parseGitignoreLine } from './gitignore';
  * the start anchors a pattern without other slashes to the search folder itself (`./*.ts`).
  * An absolute pattern inside the search folder is made relative to it.
  */
+
+function danglingBackslashError(raw: string, what: 'glob' | 'pattern'): string {
+  return (
+    `The ${what} "${raw}" ends with a backslash that escapes nothing. ` +
+    'A backslash makes the character after it literal: write two backslashes for one literal backslash, or leave it out.'
+  );
+}
 
 function hasParentSegment(pattern: string): boolean {
   return pattern.split('/').some((segment) => segment === '..');
@@ -44,6 +52,7 @@ export function compileSearchGlob(raw: string, root: string): SearchGlob | { err
   if (hasParentSegment(body)) {
     return { error: `The glob "${raw}" contains "..". Globs are matched inside the search folder; set path to the folder to search instead.` };
   }
+  if (rewriteGlobBackslashes(body) === undefined) return { error: danglingBackslashError(raw, 'glob') };
   const rule = parseGitignoreLine(body);
   if (!rule) return { error: `The glob "${raw}" matches nothing. Use a pattern such as "*.ts" or "src/**/*.ts".` };
   return { raw, negated, rule, rgGlob: `${negated ? '!' : ''}${body}` };
@@ -61,7 +70,7 @@ export function searchGlobAllows(glob: SearchGlob, relPath: string, isDir: boole
   return isDir || matched;
 }
 
-/** Glob's `pattern`, rewritten for tinyglobby (relative to the search folder). */
+/** Glob's `pattern`, rewritten for tinyglobby (relative to the search folder, backslash escapes as git reads them). */
 export function normalizeGlobPattern(raw: string, root: string): { pattern: string } | { error: string } {
   let pattern = raw.trim();
   if (pattern === '') return { error: 'The pattern is empty. Use a glob such as "**/*.ts".' };
@@ -90,5 +99,7 @@ export function normalizeGlobPattern(raw: string, root: string): { pattern: stri
   }
   if (pattern.endsWith('/')) pattern = `${pattern}**`;
   if (!anchored && !pattern.includes('/') && !pattern.startsWith('**')) pattern = `**/${pattern}`;
-  return { pattern };
+  const safePattern = rewriteGlobBackslashes(pattern);
+  if (safePattern === undefined) return { error: danglingBackslashError(raw, 'pattern') };
+  return { pattern: safePattern };
 }
