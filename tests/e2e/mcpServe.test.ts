@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,10 +11,10 @@ import {
   type Progress,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, runCliProcess } from '../helpers/cliProcess';
+import { CLI, runCliProcess, startCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/async';
-import { isAlive } from '../helpers/processes';
+import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { callResultText } from '../helpers/mcpServeHarness';
 
 const ALL_TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
@@ -213,13 +213,8 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
 
 /** The server as a raw process: what exactly it writes on stdout, and how it exits. */
 function spawnServe(args: string[]): { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, 'mcp', 'serve', ...args], { cwd: root, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+  const cli = startCliProcess(['mcp', 'serve', ...args], { cwd: root });
+  return { ...cli, exit: cli.exit.then(({ code }) => code) };
 }
 
 const line = (message: object) => JSON.stringify(message) + '\n';
@@ -271,13 +266,52 @@ describe('toolhost mcp serve as a process', () => {
     await waitFor(() => !isAlive(pid), { what: 'the sleep to be gone', timeoutMs: 20_000 });
   });
 
-  test('SIGTERM ends the process cleanly', async () => {
+  test('SIGTERM ends the process cleanly, with code 143', async () => {
     const s = spawnServe(['--cwd', ws]);
     s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
     await waitFor(() => s.stdout().includes('"id":2'), { what: 'the tools/list response', timeoutMs: 20_000 });
     s.child.kill('SIGTERM');
-    expect(await s.exit).toBe(0);
+    expect(await s.exit).toBe(143);
     expect(s.stderr()).toContain('toolhost: shutting down: SIGTERM\n');
+  });
+
+  describe('stopped by a signal, it ends every process it started', () => {
+    const leftovers: number[] = [];
+    afterEach(() => {
+      for (const pid of leftovers.splice(0)) killQuietly(pid);
+    });
+
+    /** A background task, then a foreground command with a child that left its process group. */
+    async function serveWithProcesses(): Promise<{ s: ReturnType<typeof spawnServe>; pids: number[] }> {
+      const s = spawnServe(['--cwd', ws, '--yes']);
+      s.child.stdin.write(
+        INIT.join('') +
+          line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo $$ > task.pid; exec sleep 100', run_in_background: true } } }),
+      );
+      await waitFor(() => s.stdout().includes('"id":2'), { what: 'the task to start', timeoutMs: 20_000 });
+      s.child.stdin.write(
+        line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: `${ESCAPE_ROUTES[1]![1]}\necho $$ > shell.pid\nsleep 100` } } }),
+      );
+      const pids = await Promise.all(['task.pid', 'shell.pid', 'esc.pid'].map((file) => readPidFile(nodePath.join(ws, file))));
+      leftovers.push(...pids);
+      for (const pid of pids) expect(isAlive(pid)).toBe(true);
+      return { s, pids };
+    }
+
+    test('SIGHUP: exits with code 129', async () => {
+      const { s, pids } = await serveWithProcesses();
+      s.child.kill('SIGHUP');
+      expect(await s.exit).toBe(129);
+      for (const pid of pids) expect([pid, isAlive(pid)]).toEqual([pid, false]);
+      expect(s.stderr()).toContain('toolhost: shutting down: SIGHUP\n');
+    });
+
+    test('SIGKILL: its watchdog stops them', async () => {
+      const { s, pids } = await serveWithProcesses();
+      s.child.kill('SIGKILL');
+      expect(await s.exit).toBeNull();
+      await waitFor(() => pids.every((pid) => !isAlive(pid)), { what: 'every process of the server to end' });
+    });
   });
 
   test.each<[string, string[], RegExp]>([

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { waitFor } from './async';
 
 /**
@@ -55,4 +56,17 @@ export function readPidFile(file: string): Promise<number> {
     },
     { what: `a pid in ${file}` },
   );
+}
+
+/** Whether a process has a handler installed for `signal` (SigCgt in /proc/<pid>/status). */
+export function catchesSignal(pid: number, signal: NodeJS.Signals): boolean {
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    return false;
+  }
+  const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  if (mask === undefined) return false;
+  return ((BigInt(`0x${mask}`) >> BigInt(os.constants.signals[signal] - 1)) & 1n) === 1n;
 }
