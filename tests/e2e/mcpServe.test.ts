@@ -275,6 +275,28 @@ describe('toolhost mcp serve as a process', () => {
     expect(s.stderr()).toContain('toolhost: shutting down: SIGTERM\n');
   });
 
+  test('a client that dies (all three pipes closed) ends the server and its task', async () => {
+    const s = spawnServe(['--cwd', ws, '--yes']);
+    s.child.stdin.write(
+      INIT.join('') +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo $$ > task.pid; exec sleep 100', run_in_background: true } } }),
+    );
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the task to start', timeoutMs: 20_000 });
+    const task = await readPidFile(nodePath.join(ws, 'task.pid'));
+    try {
+      s.child.stdin.destroy();
+      s.child.stdout.destroy();
+      s.child.stderr.destroy();
+      // Writing its shutdown line to the dead stderr used to spin at 100 % CPU for ever.
+      await waitFor(() => s.child.exitCode !== null || s.child.signalCode !== null, { what: 'the server to exit', timeoutMs: 15_000 });
+      expect(s.child.exitCode).toBe(0);
+      expect(isAlive(task)).toBe(false);
+    } finally {
+      killQuietly(task);
+      killQuietly(s.child.pid!);
+    }
+  });
+
   describe('stopped by a signal, it ends every process it started', () => {
     const leftovers: number[] = [];
     afterEach(() => {
