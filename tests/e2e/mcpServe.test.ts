@@ -275,6 +275,37 @@ describe('toolhost mcp serve as a process', () => {
     expect(s.stderr()).toContain('toolhost: shutting down: SIGTERM\n');
   });
 
+  test('a 12 MB Write is served; a 70 MB message is answered with an error and the server goes on', async () => {
+    const s = spawnServe(['--cwd', ws, '--yes']);
+    const content = 'abcdefghij'.repeat(1_200_000) + '\n';
+    s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Write', arguments: { path: 'big.txt', content } } }));
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the Write response', timeoutMs: 30_000 });
+    expect(fs.readFileSync(nodePath.join(ws, 'big.txt'), 'utf8')).toBe(content);
+    // The SDK's client writes the id last.
+    s.child.stdin.write(line({ method: 'tools/call', params: { name: 'Write', arguments: { path: 'huge.txt', content: 'x'.repeat(70 * 1024 * 1024) } }, jsonrpc: '2.0', id: 3 }));
+    s.child.stdin.write(line({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'Read', arguments: { path: 'a.txt' } } }));
+    await waitFor(() => s.stdout().includes('"id":4'), { what: 'the Read response', timeoutMs: 30_000 });
+    const messages = s
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: unknown; isError?: boolean } });
+    expect(messages.find((m) => m.id === 2)!.result!.isError).toBeUndefined();
+    expect(messages.find((m) => m.id === 3)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32600,
+        message: 'Message too large: 70 MB (73,400,437 bytes) is over the limit of 64 MB for one JSON-RPC message, so it was not processed. Send a smaller request.',
+      },
+    });
+    expect(messages.find((m) => m.id === 4)!.result!.content).toEqual([{ type: 'text', text: '1\talpha\n2\tbeta\n<system>Lines 1-2 of 2. End of file reached.</system>' }]);
+    expect(fs.existsSync(nodePath.join(ws, 'huge.txt'))).toBe(false);
+    expect(s.stderr()).toContain('toolhost: MCP protocol error: a message of 73,400,437 bytes is over the limit of 64 MB; answered with error -32600 (id 3)\n');
+    s.child.stdin.end();
+    expect(await s.exit).toBe(0);
+  }, 60_000);
+
   test('a client that dies (all three pipes closed) ends the server and its task', async () => {
     const s = spawnServe(['--cwd', ws, '--yes']);
     s.child.stdin.write(

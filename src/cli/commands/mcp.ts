@@ -3,11 +3,11 @@ import { Command } from 'commander';
 import { errorMessage } from '../../base/errors';
 import { McpAgentServer } from '../../features/mcp/serve/mcpAgentServer';
 import { McpServeInteractions } from '../../features/mcp/serve/mcpServeInteractions';
+import { McpStdioServerTransport } from '../../features/mcp/serve/stdioServerTransport';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, stopSignalOf, UsageError } from '../io';
-import { mcpSdk } from '../../features/mcp/sdk';
 
 interface ServeFlags extends WorkspaceFlags {
   readonly yes?: boolean;
@@ -77,7 +77,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   void server.closed.then(() => stop('the connection closed'));
 
   try {
-    await server.connect(new (mcpSdk.serverStdio().StdioServerTransport)(stdin, stdout));
+    await server.connect(new McpStdioServerTransport(stdin, stdout));
     const why = await stopped;
     log(`shutting down: ${why}`);
   } finally {
