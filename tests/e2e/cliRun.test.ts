@@ -176,6 +176,18 @@ describe('toolhost run stopped by a signal ends every process it started', () =>
     await waitFor(() => pids.every((pid) => !isAlive(pid)), { what: 'every process of the run to end' });
   });
 
+  test('SIGKILL: its watchdog stops an MCP server that ignores the end of its stdin', async () => {
+    // Not an MCP server: it never answers, so the run waits for it to start, and it outlives its stdin.
+    writeFiles(ws, { 'toolhost.json': JSON.stringify({ mcpServers: { s: { command: 'sh', args: ['-c', 'echo $$ > mcp.pid; exec sleep 100'], startupTimeoutMs: 60_000 } } }) });
+    const cli = startCliProcess(['run', '--yes', '--cwd', ws], { cwd: root });
+    cli.child.stdin.end(batch([{ name: 'mcp__s__x', arguments: {} }]));
+    const server = await readPidFile(nodePath.join(ws, 'mcp.pid'));
+    leftovers.push(server);
+    process.kill(cli.child.pid!, 'SIGKILL');
+    expect(await cli.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    await waitFor(() => !isAlive(server), { what: 'the MCP server to end' });
+  });
+
   test('a signal while it waits for its input on stdin exits at once', async () => {
     const cli = startCliProcess(['run', '--cwd', ws], { cwd: root });
     // The input never ends: without the signal the run would wait for ever.

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { unwatchProcessGroup, watchProcessGroup } from '../../../base/shell/processWatchdog';
 import { mcpSdk } from '../sdk';
 
 export interface StdioProcessOptions {
@@ -92,6 +93,8 @@ export class StdioProcessTransport implements Transport {
         return;
       }
       this.child = child;
+      // Should toolhost die without closing it, the watchdog ends the server's group.
+      if (USE_PROCESS_GROUP && child.pid !== undefined) watchProcessGroup(child.pid);
       this.closedPromise = new Promise((done) => child.once('close', () => done()));
       let settleSpawn!: (spawned: boolean) => void;
       this.spawnSettled = new Promise((done) => (settleSpawn = done));
@@ -210,6 +213,7 @@ export class StdioProcessTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (USE_PROCESS_GROUP && this.child?.pid !== undefined) unwatchProcessGroup(this.child.pid);
     this.readBuffer.clear();
     this.onclose?.();
   }
