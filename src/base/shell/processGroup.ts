@@ -76,8 +76,9 @@ export function isMarkedProcessAlive(pid: number, runId: string): boolean {
 
 function isMarked(pid: string, runId: string, uid: number | undefined): boolean {
   try {
-    if (uid !== undefined && fs.statSync(`/proc/${pid}`).uid !== uid) return false;
-    return carriesRunId(fs.readFileSync(`/proc/${pid}/environ`), runId);
+    // The environment first: few processes carry the marker, so few need the owner checked.
+    if (!carriesRunId(fs.readFileSync(`/proc/${pid}/environ`), runId)) return false;
+    return uid === undefined || fs.statSync(`/proc/${pid}`).uid === uid;
   } catch {
     return false;
   }
