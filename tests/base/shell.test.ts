@@ -15,6 +15,7 @@ import {
 import { shellEnvironment } from '../../src/base/shell/shellEnv';
 import { type OutputStreamName, ShellProcess, type ShellProcessOptions } from '../../src/base/shell/shellProcess';
 import { spawn } from 'node:child_process';
+import { waitFor } from '../helpers/async';
 import { isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { useTempDir } from '../helpers/tempDir';
 
@@ -214,6 +215,33 @@ describe('run markers', () => {
     for (const id of [0, 1, -1, -5, 1.5, Number.NaN]) {
       expect(signalProcessGroup(id, 'SIGCONT')).toBe(false);
       expect(signalProcess(id, 'SIGCONT')).toBe(false);
+    }
+  });
+});
+
+describe('the process watchdog', () => {
+  const dist = nodePath.resolve(__dirname, '../../dist/base/shell');
+
+  test('when toolhost is killed, it stops a marked process whose group it was never told about', async () => {
+    const pidFile = nodePath.join(dir.path, 'marked.pid');
+    // A toolhost-like process killed between a spawn and watchProcessGroup: only the marker is left.
+    const script = `
+      const { spawn } = require('node:child_process');
+      const { newRunId, withRunMarker } = require(${JSON.stringify(`${dist}/processGroup.js`)});
+      const { ensureProcessWatchdog } = require(${JSON.stringify(`${dist}/processWatchdog.js`)});
+      ensureProcessWatchdog();
+      spawn('sh', ['-c', 'echo $$ > ${pidFile}; exec sleep 100'], { env: withRunMarker(process.env, newRunId()), detached: true, stdio: 'ignore' });
+      setInterval(() => undefined, 1000);`;
+    const host = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    let marked = 0;
+    try {
+      marked = await readPidFile(pidFile);
+      expect(isAlive(marked)).toBe(true);
+      host.kill('SIGKILL');
+      await waitFor(() => !isAlive(marked), { what: 'the watchdog to stop the marked process' });
+    } finally {
+      host.kill('SIGKILL');
+      if (marked) killQuietly(marked);
     }
   });
 });

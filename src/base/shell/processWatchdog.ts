@@ -60,6 +60,11 @@ class ProcessWatchdog {
     else this.start();
   }
 
+  /** Starts it if it is not running (before a spawn: a process marked with this toolhost's run id is covered from its first instant). */
+  ensure(): void {
+    if (!this.child) this.start();
+  }
+
   unwatch(pgid: number): void {
     if (this.groups.delete(pgid) && this.child) this.send(`-${pgid}\n`);
   }
@@ -104,6 +109,14 @@ class ProcessWatchdog {
 }
 
 const watchdog = new ProcessWatchdog();
+
+/**
+ * Starts the watchdog if it is not running. Call it before spawning a process that carries a run
+ * marker: should toolhost be killed before `watchProcessGroup`, the marker still gets it stopped.
+ */
+export function ensureProcessWatchdog(): void {
+  watchdog.ensure();
+}
 
 /** Has the watchdog stop this process group (and the run's marked processes) if toolhost dies first. */
 export function watchProcessGroup(pgid: number): void {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../errors';
 import { findMarkedProcesses, isMarkedProcessAlive, isProcessGroupAlive, newRunId, signalProcess, signalProcessGroup, withRunMarker } from './processGroup';
-import { unwatchProcessGroup, watchProcessGroup } from './processWatchdog';
+import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from './processWatchdog';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 
@@ -81,6 +81,7 @@ export class ShellProcess {
 
   constructor(private readonly options: ShellProcessOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    ensureProcessWatchdog();
     this.child = spawn(options.shell ?? 'bash', ['-c', options.command], {
       cwd: options.cwd,
       env: withRunMarker(options.env, this.runId),

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { unwatchProcessGroup, watchProcessGroup } from '../../../base/shell/processWatchdog';
+import { newRunId, withRunMarker } from '../../../base/shell/processGroup';
+import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from '../../../base/shell/processWatchdog';
 import { mcpSdk } from '../sdk';
 
 export interface StdioProcessOptions {
@@ -79,10 +80,12 @@ export class StdioProcessTransport implements Transport {
     if (this.child) return Promise.reject(new Error('The stdio transport is already started.'));
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
+      // The watchdog first, and a run marker: a server is covered should toolhost die right after the spawn.
+      if (USE_PROCESS_GROUP) ensureProcessWatchdog();
       try {
         child = spawn(this.options.command, [...this.options.args], {
           cwd: this.options.cwd,
-          env: this.options.env,
+          env: USE_PROCESS_GROUP ? withRunMarker(this.options.env, newRunId()) : this.options.env,
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: USE_PROCESS_GROUP,
           windowsHide: true,
