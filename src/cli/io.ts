@@ -1,3 +1,5 @@
+import * as os from 'node:os';
+
 /** Where the CLI reads and writes; tests pass their own. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
@@ -5,7 +7,10 @@ export interface CliIo {
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Aborts on Ctrl-C (set by the real process; absent in tests). */
+  /**
+   * Aborts on Ctrl-C, SIGTERM or SIGHUP (set by the real process; absent in tests). Its reason is
+   * the signal's name.
+   */
   readonly interrupt?: AbortSignal;
 }
 
@@ -18,13 +23,44 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** The real process. The first Ctrl-C aborts the running batch; a second one exits at once. */
+/** The command stopped because toolhost was signalled; the exit code says which signal. */
+export class InterruptedError extends Error {
+  override readonly name = 'InterruptedError';
+}
+
+/** The signals that stop toolhost: each aborts what runs, stops its processes and exits with 128 + its number. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** The stop signal that aborted `interrupt`, if one did. */
+export function stopSignalOf(interrupt: AbortSignal | undefined): StopSignal | undefined {
+  const reason: unknown = interrupt?.aborted ? interrupt.reason : undefined;
+  return STOP_SIGNALS.find((signal) => signal === reason);
+}
+
+/** 128 + the signal number, the shell's convention for a process ended by a signal. */
+export function signalExitCode(signal: StopSignal): number {
+  return 128 + os.constants.signals[signal];
+}
+
+/**
+ * The real process. The first Ctrl-C, SIGTERM or SIGHUP aborts the running batch (or the server),
+ * which stops its commands and tasks; the exit code is then 128 + the signal number. A second one
+ * exits at once (the process watchdog stops what is still running).
+ */
 export function processIo(): CliIo {
   const controller = new AbortController();
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write('\nAborting… (press Ctrl-C again to quit now)\n');
-    controller.abort();
-  });
+  // After a hangup, or once the reader went away, writes fail: that must not become an exception
+  // on every later write (an uncaught one per log line would spin, and end nothing).
+  const ignore = () => undefined;
+  process.stdout.on('error', ignore);
+  process.stderr.on('error', ignore);
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (controller.signal.aborted) process.exit(signalExitCode(signal));
+      process.stderr.write(signal === 'SIGINT' ? '\nAborting… (press Ctrl-C again to quit now)\n' : `toolhost: ${signal}: stopping…\n`);
+      controller.abort(signal);
+    });
+  }
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env, interrupt: controller.signal };
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { processIo } from './io';
+import { processIo, stopSignalOf } from './io';
 import { runCli } from './program';
 
-void runCli(process.argv.slice(2), processIo()).then(
+const io = processIo();
+void runCli(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
+    // Stopped by a signal, everything was cleaned up: exit now, whatever handle is still open.
+    if (stopSignalOf(io.interrupt)) process.exit(code);
   },
   (error: unknown) => {
     process.stderr.write(`toolhost: unexpected error: ${String(error)}\n`);

@@ -5,7 +5,7 @@ import { ConfigError } from '../services/config/configLoader';
 import { mcpCommand } from './commands/mcp';
 import { runCommand } from './commands/run';
 import { toolsCommand } from './commands/tools';
-import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './io';
+import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, signalExitCode, stopSignalOf, UsageError } from './io';
 
 const VERSION = packageVersion();
 
@@ -37,8 +37,17 @@ export function buildProgram(io: CliIo): Command {
   return program;
 }
 
-/** Runs the CLI and returns its exit code; it never throws. */
+/**
+ * Runs the CLI and returns its exit code; it never throws. Stopped by a signal (`io.interrupt`),
+ * the code is 128 + the signal's number, whatever the command returned.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const code = await runProgram(argv, io);
+  const signal = stopSignalOf(io.interrupt);
+  return signal ? signalExitCode(signal) : code;
+}
+
+async function runProgram(argv: readonly string[], io: CliIo): Promise<number> {
   const program = buildProgram(io);
   try {
     if (argv.length === 0) {
@@ -58,6 +67,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(`toolhost: ${error.message}\n`);
       return EXIT_USAGE;
     }
+    // The signal was reported when it came.
+    if (error instanceof InterruptedError) return EXIT_FAILURE;
     if (error instanceof ConfigError) {
       io.stderr.write(`toolhost: ${error.message}\n`);
       return EXIT_USAGE;

@@ -1,10 +1,22 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { OutputCapture } from '../../src/base/shell/outputCapture';
-import { isProcessAlive, isProcessGroupAlive } from '../../src/base/shell/processGroup';
+import {
+  findMarkedProcesses,
+  HOST_RUN_PREFIX,
+  isProcessAlive,
+  isProcessGroupAlive,
+  newRunId,
+  RUN_ID_VARIABLE,
+  signalProcess,
+  signalProcessGroup,
+  withRunMarker,
+} from '../../src/base/shell/processGroup';
 import { shellEnvironment } from '../../src/base/shell/shellEnv';
 import { type OutputStreamName, ShellProcess, type ShellProcessOptions } from '../../src/base/shell/shellProcess';
-import { isAlive } from '../helpers/processes';
+import { spawn } from 'node:child_process';
+import { waitFor } from '../helpers/async';
+import { isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { useTempDir } from '../helpers/tempDir';
 
 const dir = useTempDir();
@@ -159,6 +171,78 @@ describe('ShellProcess', () => {
     const exit = await proc.done;
     expect(exit.outputCutOff).toBe(false);
     expect(bytes).toBe(30000);
+  });
+});
+
+describe('run markers', () => {
+  test('a run id starts with this process\'s prefix; a marker adds to an outer one', () => {
+    const id = newRunId();
+    expect(id).toMatch(new RegExp(`^${HOST_RUN_PREFIX}-[0-9a-f]{12}$`));
+    expect(withRunMarker({ PATH: '/bin' }, id)).toEqual({ PATH: '/bin', [RUN_ID_VARIABLE]: id });
+    expect(withRunMarker({ [RUN_ID_VARIABLE]: 'outer-1 ' }, id)).toEqual({ [RUN_ID_VARIABLE]: `outer-1 ${id}` });
+  });
+
+  test('a command sees its marker after the outer ones', async () => {
+    const { proc, chunks } = shell('printf %s "$TOOLHOST_RUN_ID"', { env: { ...shellEnvironment(), [RUN_ID_VARIABLE]: 'outer-1' } });
+    await proc.done;
+    expect(chunks.map((c) => c[1]).join('')).toMatch(new RegExp(`^outer-1 ${HOST_RUN_PREFIX}-[0-9a-f]{12}$`));
+  });
+
+  test('findMarkedProcesses finds a process in another session by its marker, and only that one', async () => {
+    const id = newRunId();
+    const pidFile = nodePath.join(dir.path, 'esc.pid');
+    const command = `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 100' & sleep 100 & echo $! > ${pidFile}.plain; wait`;
+    const marked = spawn('sh', ['-c', command], { env: withRunMarker(process.env, `other ${id}`), stdio: 'ignore', detached: true });
+    const unmarked = spawn('sleep', ['100'], { stdio: 'ignore' });
+    let escapee = 0;
+    try {
+      escapee = await readPidFile(pidFile);
+      const sibling = await readPidFile(`${pidFile}.plain`);
+      const found = findMarkedProcesses(id);
+      expect(found.map((p) => p.pid).sort()).toEqual([marked.pid!, sibling, escapee].sort());
+      expect(found.find((p) => p.pid === escapee)!.pgrp).toBe(escapee);
+      expect(found.find((p) => p.pid === sibling)!.pgrp).toBe(marked.pid);
+      expect(findMarkedProcesses(newRunId())).toEqual([]);
+      expect(findMarkedProcesses(id.slice(0, -1))).toEqual([]);
+    } finally {
+      if (escapee) killQuietly(escapee);
+      signalProcessGroup(marked.pid!, 'SIGKILL');
+      unmarked.kill('SIGKILL');
+    }
+  });
+
+  test('signals to pid 0, 1 or a negative id are refused (they would reach other processes)', () => {
+    for (const id of [0, 1, -1, -5, 1.5, Number.NaN]) {
+      expect(signalProcessGroup(id, 'SIGCONT')).toBe(false);
+      expect(signalProcess(id, 'SIGCONT')).toBe(false);
+    }
+  });
+});
+
+describe('the process watchdog', () => {
+  const dist = nodePath.resolve(__dirname, '../../dist/base/shell');
+
+  test('when toolhost is killed, it stops a marked process whose group it was never told about', async () => {
+    const pidFile = nodePath.join(dir.path, 'marked.pid');
+    // A toolhost-like process killed between a spawn and watchProcessGroup: only the marker is left.
+    const script = `
+      const { spawn } = require('node:child_process');
+      const { newRunId, withRunMarker } = require(${JSON.stringify(`${dist}/processGroup.js`)});
+      const { ensureProcessWatchdog } = require(${JSON.stringify(`${dist}/processWatchdog.js`)});
+      ensureProcessWatchdog();
+      spawn('sh', ['-c', 'echo $$ > ${pidFile}; exec sleep 100'], { env: withRunMarker(process.env, newRunId()), detached: true, stdio: 'ignore' });
+      setInterval(() => undefined, 1000);`;
+    const host = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    let marked = 0;
+    try {
+      marked = await readPidFile(pidFile);
+      expect(isAlive(marked)).toBe(true);
+      host.kill('SIGKILL');
+      await waitFor(() => !isAlive(marked), { what: 'the watchdog to stop the marked process' });
+    } finally {
+      host.kill('SIGKILL');
+      if (marked) killQuietly(marked);
+    }
   });
 });
 

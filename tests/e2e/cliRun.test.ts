@@ -1,7 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { CLI, runCliProcess } from '../helpers/cliProcess';
+import { CLI, runCliProcess, startCliProcess } from '../helpers/cliProcess';
+import { waitFor } from '../helpers/async';
+import { catchesSignal, ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 
 let root: string;
@@ -220,5 +222,75 @@ describe('toolhost run reads only bounded regular files', () => {
       stdout: '',
       stderr: `toolhost: Invalid configuration in ${root}/big.json:\n  - (root): it is larger than 4.0 MB, the most a configuration file may be\n`,
     });
+  });
+});
+
+describe('toolhost run stopped by a signal ends every process it started', () => {
+  const leftovers: number[] = [];
+  afterEach(() => {
+    for (const pid of leftovers.splice(0)) killQuietly(pid);
+  });
+
+  /** Starts a background task and then a foreground command with a child that left its process group. */
+  async function startRun(): Promise<{ cli: ReturnType<typeof startCliProcess>; pids: number[] }> {
+    const cli = startCliProcess(['run', '--yes', '--json', '--cwd', ws], { cwd: root });
+    cli.child.stdin.end(
+      batch([
+        { name: 'Bash', arguments: { command: 'echo $$ > task.pid; exec sleep 100', run_in_background: true } },
+        { name: 'Bash', arguments: { command: `${ESCAPE_ROUTES[0]![1]}\necho $$ > shell.pid\nsleep 100` } },
+      ]),
+    );
+    const pids = await Promise.all(['task.pid', 'shell.pid', 'esc.pid'].map((file) => readPidFile(nodePath.join(ws, file))));
+    leftovers.push(...pids);
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    return { cli, pids };
+  }
+
+  test.each<[NodeJS.Signals, number]>([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+    ['SIGINT', 130],
+  ])('%s aborts the batch, prints the results, stops the command, its escaped child and the task, and exits %i', async (signal, code) => {
+    const { cli, pids } = await startRun();
+    process.kill(cli.child.pid!, signal);
+    expect(await cli.exit).toEqual({ code, signal: null });
+    for (const pid of pids) expect([pid, isAlive(pid)]).toEqual([pid, false]);
+    const { results } = JSON.parse(cli.stdout()) as { results: Array<{ outcome: string; isError: boolean; output: string }> };
+    expect(results.map((r) => [r.outcome, r.isError])).toEqual([
+      ['executed', false],
+      ['aborted', true],
+    ]);
+    expect(results[1]!.output).toMatch(/^<system>Command was interrupted after .+ and stopped \(SIGTERM to its process group\)\. It printed nothing\.<\/system>$/);
+    expect(cli.stderr()).toContain(signal === 'SIGINT' ? 'Aborting… (press Ctrl-C again to quit now)' : `toolhost: ${signal}: stopping…\n`);
+  });
+
+  test('SIGKILL: its watchdog stops the command, its escaped child and the task', async () => {
+    const { cli, pids } = await startRun();
+    process.kill(cli.child.pid!, 'SIGKILL');
+    expect(await cli.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), { what: 'every process of the run to end' });
+  });
+
+  test('SIGKILL: its watchdog stops an MCP server that ignores the end of its stdin', async () => {
+    // Not an MCP server: it never answers, so the run waits for it to start, and it outlives its stdin.
+    writeFiles(ws, { 'toolhost.json': JSON.stringify({ mcpServers: { s: { command: 'sh', args: ['-c', 'echo $$ > mcp.pid; exec sleep 100'], startupTimeoutMs: 60_000 } } }) });
+    const cli = startCliProcess(['run', '--yes', '--cwd', ws], { cwd: root });
+    cli.child.stdin.end(batch([{ name: 'mcp__s__x', arguments: {} }]));
+    const server = await readPidFile(nodePath.join(ws, 'mcp.pid'));
+    leftovers.push(server);
+    process.kill(cli.child.pid!, 'SIGKILL');
+    expect(await cli.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    await waitFor(() => !isAlive(server), { what: 'the MCP server to end' });
+  });
+
+  test('a signal while it waits for its input on stdin exits at once', async () => {
+    const cli = startCliProcess(['run', '--cwd', ws], { cwd: root });
+    // The input never ends: without the signal the run would wait for ever.
+    cli.child.stdin.write('[');
+    // Node catches SIGINT and SIGTERM from the start; SIGHUP only once toolhost handles them all.
+    await waitFor(() => catchesSignal(cli.child.pid!, 'SIGHUP'), { what: 'toolhost to handle SIGHUP' });
+    process.kill(cli.child.pid!, 'SIGHUP');
+    expect(await cli.exit).toEqual({ code: 129, signal: null });
+    expect(cli.stdout()).toBe('');
   });
 });

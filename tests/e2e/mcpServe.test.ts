@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,10 +11,10 @@ import {
   type Progress,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, runCliProcess } from '../helpers/cliProcess';
+import { CLI, runCliProcess, startCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/async';
-import { isAlive } from '../helpers/processes';
+import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { callResultText } from '../helpers/mcpServeHarness';
 
 const ALL_TOOLS = ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write'];
@@ -213,13 +213,8 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
 
 /** The server as a raw process: what exactly it writes on stdout, and how it exits. */
 function spawnServe(args: string[]): { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, 'mcp', 'serve', ...args], { cwd: root, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+  const cli = startCliProcess(['mcp', 'serve', ...args], { cwd: root });
+  return { ...cli, exit: cli.exit.then(({ code }) => code) };
 }
 
 const line = (message: object) => JSON.stringify(message) + '\n';
@@ -271,13 +266,105 @@ describe('toolhost mcp serve as a process', () => {
     await waitFor(() => !isAlive(pid), { what: 'the sleep to be gone', timeoutMs: 20_000 });
   });
 
-  test('SIGTERM ends the process cleanly', async () => {
+  test('SIGTERM ends the process cleanly, with code 143', async () => {
     const s = spawnServe(['--cwd', ws]);
     s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
     await waitFor(() => s.stdout().includes('"id":2'), { what: 'the tools/list response', timeoutMs: 20_000 });
     s.child.kill('SIGTERM');
-    expect(await s.exit).toBe(0);
+    expect(await s.exit).toBe(143);
     expect(s.stderr()).toContain('toolhost: shutting down: SIGTERM\n');
+  });
+
+  test('a 12 MB Write is served; a 70 MB message is answered with an error and the server goes on', async () => {
+    const s = spawnServe(['--cwd', ws, '--yes']);
+    const content = 'abcdefghij'.repeat(1_200_000) + '\n';
+    s.child.stdin.write(INIT.join('') + line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Write', arguments: { path: 'big.txt', content } } }));
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the Write response', timeoutMs: 30_000 });
+    expect(fs.readFileSync(nodePath.join(ws, 'big.txt'), 'utf8')).toBe(content);
+    // The SDK's client writes the id last.
+    s.child.stdin.write(line({ method: 'tools/call', params: { name: 'Write', arguments: { path: 'huge.txt', content: 'x'.repeat(70 * 1024 * 1024) } }, jsonrpc: '2.0', id: 3 }));
+    s.child.stdin.write(line({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'Read', arguments: { path: 'a.txt' } } }));
+    await waitFor(() => s.stdout().includes('"id":4'), { what: 'the Read response', timeoutMs: 30_000 });
+    const messages = s
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: unknown; isError?: boolean } });
+    expect(messages.find((m) => m.id === 2)!.result!.isError).toBeUndefined();
+    expect(messages.find((m) => m.id === 3)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32600,
+        message: 'Message too large: 70 MB (73,400,437 bytes) is over the limit of 64 MB for one JSON-RPC message, so it was not processed. Send a smaller request.',
+      },
+    });
+    expect(messages.find((m) => m.id === 4)!.result!.content).toEqual([{ type: 'text', text: '1\talpha\n2\tbeta\n<system>Lines 1-2 of 2. End of file reached.</system>' }]);
+    expect(fs.existsSync(nodePath.join(ws, 'huge.txt'))).toBe(false);
+    expect(s.stderr()).toContain('toolhost: MCP protocol error: a message of 73,400,437 bytes is over the limit of 64 MB; answered with error -32600 (id 3)\n');
+    s.child.stdin.end();
+    expect(await s.exit).toBe(0);
+  }, 60_000);
+
+  test('a client that dies (all three pipes closed) ends the server and its task', async () => {
+    const s = spawnServe(['--cwd', ws, '--yes']);
+    s.child.stdin.write(
+      INIT.join('') +
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo $$ > task.pid; exec sleep 100', run_in_background: true } } }),
+    );
+    await waitFor(() => s.stdout().includes('"id":2'), { what: 'the task to start', timeoutMs: 20_000 });
+    const task = await readPidFile(nodePath.join(ws, 'task.pid'));
+    try {
+      s.child.stdin.destroy();
+      s.child.stdout.destroy();
+      s.child.stderr.destroy();
+      // Writing its shutdown line to the dead stderr used to spin at 100 % CPU for ever.
+      await waitFor(() => s.child.exitCode !== null || s.child.signalCode !== null, { what: 'the server to exit', timeoutMs: 15_000 });
+      expect(s.child.exitCode).toBe(0);
+      expect(isAlive(task)).toBe(false);
+    } finally {
+      killQuietly(task);
+      killQuietly(s.child.pid!);
+    }
+  });
+
+  describe('stopped by a signal, it ends every process it started', () => {
+    const leftovers: number[] = [];
+    afterEach(() => {
+      for (const pid of leftovers.splice(0)) killQuietly(pid);
+    });
+
+    /** A background task, then a foreground command with a child that left its process group. */
+    async function serveWithProcesses(): Promise<{ s: ReturnType<typeof spawnServe>; pids: number[] }> {
+      const s = spawnServe(['--cwd', ws, '--yes']);
+      s.child.stdin.write(
+        INIT.join('') +
+          line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo $$ > task.pid; exec sleep 100', run_in_background: true } } }),
+      );
+      await waitFor(() => s.stdout().includes('"id":2'), { what: 'the task to start', timeoutMs: 20_000 });
+      s.child.stdin.write(
+        line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: `${ESCAPE_ROUTES[1]![1]}\necho $$ > shell.pid\nsleep 100` } } }),
+      );
+      const pids = await Promise.all(['task.pid', 'shell.pid', 'esc.pid'].map((file) => readPidFile(nodePath.join(ws, file))));
+      leftovers.push(...pids);
+      for (const pid of pids) expect(isAlive(pid)).toBe(true);
+      return { s, pids };
+    }
+
+    test('SIGHUP: exits with code 129', async () => {
+      const { s, pids } = await serveWithProcesses();
+      s.child.kill('SIGHUP');
+      expect(await s.exit).toBe(129);
+      for (const pid of pids) expect([pid, isAlive(pid)]).toEqual([pid, false]);
+      expect(s.stderr()).toContain('toolhost: shutting down: SIGHUP\n');
+    });
+
+    test('SIGKILL: its watchdog stops them', async () => {
+      const { s, pids } = await serveWithProcesses();
+      s.child.kill('SIGKILL');
+      expect(await s.exit).toBeNull();
+      await waitFor(() => pids.every((pid) => !isAlive(pid)), { what: 'every process of the server to end' });
+    });
   });
 
   test.each<[string, string[], RegExp]>([

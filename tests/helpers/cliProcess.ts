@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 
@@ -31,4 +31,23 @@ export function runCliProcess(args: readonly string[], options: { cwd: string; i
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin?.end(options.input ?? '');
   });
+}
+
+export interface StartedCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  /** The exit code, or the signal that ended it. */
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the built `toolhost` CLI as a real process and collects its output; the test drives it. */
+export function startCliProcess(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): StartedCli {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
 }

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../errors';
-import { isProcessGroupAlive, signalProcessGroup } from './processGroup';
+import { findMarkedProcesses, isMarkedProcessAlive, isProcessGroupAlive, newRunId, signalProcess, signalProcessGroup, withRunMarker } from './processGroup';
+import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from './processWatchdog';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 
@@ -15,7 +16,7 @@ export interface ShellProcessOptions {
   readonly drainMs: number;
   /** After SIGTERM, how long before SIGKILL. */
   readonly killGraceMs: number;
-  /** Stop processes the shell left running in its group once it exits (default true). */
+  /** Stop processes the shell left running (in its group or marked as its own) once it exits (default true). */
   readonly stopLeftovers?: boolean;
   /** Each chunk of output, in arrival order. */
   onData(chunk: Buffer, stream: OutputStreamName): void;
@@ -30,7 +31,7 @@ export interface ShellExit {
   readonly killReason?: string;
   /** SIGKILL was needed: the group did not stop within the grace period after SIGTERM. */
   readonly forceKilled: boolean;
-  /** Processes the shell left running in its group were stopped after it exited. */
+  /** Processes the shell left running (in its group, or escaped from it) were stopped after it exited. */
   readonly leftoversStopped: boolean;
   /** The pipes were still held open by another process when the drain period ended. */
   readonly outputCutOff: boolean;
@@ -41,17 +42,26 @@ export interface ShellExit {
 const POLL_MS = 20;
 /** After SIGKILL, how long to wait for the group to disappear before giving up. */
 const AFTER_KILL_WAIT_MS = 2000;
+/** Once all that was stopped is gone, how many more /proc scans look for marked processes started meanwhile. */
+const MAX_LATE_SCANS = 3;
 
 /**
  * A shell command in its own process group, stdin closed. Completion is the exit of the shell
  * plus a short drain of its pipes, so a background child that keeps a pipe open cannot hang it;
  * processes left in the group are then stopped. `kill` sends SIGTERM to the whole group and
  * SIGKILL after a grace period; `done` resolves once no live process of the group remains.
+ *
+ * Processes that leave the group (`setsid`, `setpgid`) are found by the run marker in their
+ * environment (`TOOLHOST_RUN_ID`) and stopped with it, and the process watchdog stops
+ * group and marked processes if toolhost dies first.
  */
 export class ShellProcess {
   readonly done: Promise<ShellExit>;
   private readonly child: ChildProcess;
   private readonly streams: Readable[];
+  private readonly runId = newRunId();
+  /** Marked processes outside the group that a stop signalled; waited for like the group. */
+  private readonly escaped = new Set<number>();
   private resolveDone!: (exit: ShellExit) => void;
   private exited = false;
   private exitCode: number | null = null;
@@ -71,13 +81,15 @@ export class ShellProcess {
 
   constructor(private readonly options: ShellProcessOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    ensureProcessWatchdog();
     this.child = spawn(options.shell ?? 'bash', ['-c', options.command], {
       cwd: options.cwd,
-      env: options.env,
+      env: withRunMarker(options.env, this.runId),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.streams = [this.child.stdout!, this.child.stderr!];
+    if (this.child.pid !== undefined) watchProcessGroup(this.child.pid);
     this.child.on('error', (error) => {
       if (this.child.pid === undefined && !this.finishing) {
         this.finishing = true;
@@ -122,22 +134,57 @@ export class ShellProcess {
     }
   }
 
-  /** SIGTERM to the whole group now, SIGKILL after the grace period. Later calls do nothing. */
+  /**
+   * SIGTERM to the whole group and to the marked processes outside it now, SIGKILL after the grace
+   * period. Later calls do nothing.
+   */
   kill(reason: string): void {
+    this.stop(reason);
+  }
+
+  private stop(reason: string, escaped?: readonly number[]): void {
     if (this.killReason !== undefined || this.child.pid === undefined || this.settled) return;
     this.killReason = reason;
     this.sigtermAt = Date.now();
     signalProcessGroup(this.child.pid, 'SIGTERM');
+    this.signalEscaped(escaped ?? this.findEscaped(), 'SIGTERM');
     this.killTimer = setTimeout(() => this.forceKill(), this.options.killGraceMs);
   }
 
   private forceKill(): void {
     const pid = this.child.pid;
     if (pid === undefined || this.forceKilled) return;
-    if (isProcessGroupAlive(pid)) {
+    // What escaped since the SIGTERM (a child forked while stopping) is found by a second scan.
+    for (const escapee of this.findEscaped()) this.escaped.add(escapee);
+    if (isProcessGroupAlive(pid) || this.escapedAlive()) {
       this.forceKilled = true;
       signalProcessGroup(pid, 'SIGKILL');
+      this.signalEscaped([...this.escaped], 'SIGKILL');
     }
+  }
+
+  /** Live processes carrying this run's marker that are not in its process group (one /proc scan). */
+  private findEscaped(): number[] {
+    const pgid = this.child.pid;
+    return findMarkedProcesses(this.runId)
+      .filter((p) => p.pgrp !== pgid)
+      .map((p) => p.pid);
+  }
+
+  private signalEscaped(pids: readonly number[], signal: NodeJS.Signals): void {
+    for (const pid of pids) {
+      this.escaped.add(pid);
+      // Checked again just before: a pid that ended may have been reused by another process.
+      if (isMarkedProcessAlive(pid, this.runId)) signalProcess(pid, signal);
+    }
+  }
+
+  private escapedAlive(): boolean {
+    for (const pid of this.escaped) {
+      if (isMarkedProcessAlive(pid, this.runId)) return true;
+      this.escaped.delete(pid);
+    }
+    return false;
   }
 
   private listen(stream: Readable, name: OutputStreamName): void {
@@ -173,13 +220,17 @@ export class ShellProcess {
     if (this.finishing) return;
     this.finishing = true;
     const pid = this.child.pid!;
-    if (this.killReason === undefined && this.options.stopLeftovers !== false && isProcessGroupAlive(pid)) {
-      this.leftoversStopped = true;
-      this.kill('leftovers');
+    if (this.killReason === undefined && this.options.stopLeftovers !== false) {
+      const escaped = this.findEscaped();
+      if (isProcessGroupAlive(pid) || escaped.length > 0) {
+        this.leftoversStopped = true;
+        this.stop('leftovers', escaped);
+      }
     }
-    if (this.killReason !== undefined) await this.waitForGroupExit(pid);
+    if (this.killReason !== undefined) await this.waitForExit(pid);
     if (this.killTimer) clearTimeout(this.killTimer);
     this.settled = true;
+    unwatchProcessGroup(pid);
     this.resolveDone({
       exitCode: this.exitCode,
       signal: this.exitSignal,
@@ -190,11 +241,18 @@ export class ShellProcess {
     });
   }
 
-  private async waitForGroupExit(pid: number): Promise<void> {
+  /** Until the group and the escaped processes are gone (bounded), with a few scans for late ones. */
+  private async waitForExit(pid: number): Promise<void> {
     const giveUpAt = this.sigtermAt + this.options.killGraceMs + AFTER_KILL_WAIT_MS;
-    while (isProcessGroupAlive(pid) && Date.now() < giveUpAt) {
-      if (!this.forceKilled && Date.now() >= this.sigtermAt + this.options.killGraceMs) this.forceKill();
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    for (let scan = 0; ; scan++) {
+      while ((isProcessGroupAlive(pid) || this.escapedAlive()) && Date.now() < giveUpAt) {
+        if (!this.forceKilled && Date.now() >= this.sigtermAt + this.options.killGraceMs) this.forceKill();
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      if (Date.now() >= giveUpAt || scan >= MAX_LATE_SCANS) return;
+      const late = this.findEscaped();
+      if (late.length === 0) return;
+      this.signalEscaped(late, this.forceKilled ? 'SIGKILL' : 'SIGTERM');
     }
   }
 }

@@ -3,11 +3,11 @@ import { Command } from 'commander';
 import { errorMessage } from '../../base/errors';
 import { McpAgentServer } from '../../features/mcp/serve/mcpAgentServer';
 import { McpServeInteractions } from '../../features/mcp/serve/mcpServeInteractions';
+import { McpStdioServerTransport } from '../../features/mcp/serve/stdioServerTransport';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
-import { type CliIo, UsageError } from '../io';
-import { mcpSdk } from '../../features/mcp/sdk';
+import { type CliIo, stopSignalOf, UsageError } from '../io';
 
 interface ServeFlags extends WorkspaceFlags {
   readonly yes?: boolean;
@@ -67,18 +67,17 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const stopped = new Promise<string>((resolve) => (stop = resolve));
   const onEnd = () => stop('the client closed the connection');
   const onStdoutError = (error: Error) => stop(`stdout failed (${errorMessage(error)})`);
-  const onSigterm = () => stop('SIGTERM');
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
   stdout.on('error', onStdoutError);
-  if (realProcess) process.once('SIGTERM', onSigterm);
-  const onInterrupt = () => stop('interrupted');
+  // SIGINT, SIGTERM and SIGHUP (processIo); the exit code is then 128 + the signal's number.
+  const onInterrupt = () => stop(stopSignalOf(io.interrupt) ?? 'interrupted');
   if (io.interrupt?.aborted) onInterrupt();
   io.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   void server.closed.then(() => stop('the connection closed'));
 
   try {
-    await server.connect(new (mcpSdk.serverStdio().StdioServerTransport)(stdin, stdout));
+    await server.connect(new McpStdioServerTransport(stdin, stdout));
     const why = await stopped;
     log(`shutting down: ${why}`);
   } finally {
@@ -89,7 +88,6 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     stdin.off('close', onEnd);
     stdout.off('error', onStdoutError);
     io.interrupt?.removeEventListener('abort', onInterrupt);
-    if (realProcess) process.off('SIGTERM', onSigterm);
     unguard();
     // Nothing more will be read; a paused stdin must not keep the process alive.
     if (realProcess) stdin.destroy();

@@ -11,7 +11,7 @@ import { isMcpToolName, type ToolOutput } from '../../tool/contract';
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
-import { type CliIo, UsageError } from '../io';
+import { type CliIo, InterruptedError, UsageError } from '../io';
 
 interface RunFlags extends WorkspaceFlags {
   readonly yes?: boolean;
@@ -46,16 +46,44 @@ async function readInput(file: string | undefined, io: CliIo): Promise<string> {
     }
   }
   if (io.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe a JSON array of calls on stdin.');
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of io.stdin) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    bytes += buffer.length;
-    // Leaving the loop destroys the stream: nothing more is read.
-    if (bytes > MAX_BATCH_BYTES) throw new UsageError(`stdin holds more than ${formatBytes(MAX_BATCH_BYTES)}, the most a batch may be. Split it into smaller batches.`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return readAll(io.stdin, io.interrupt);
+}
+
+/**
+ * The whole stream as text, at most MAX_BATCH_BYTES; a signal (SIGTERM while waiting for the
+ * input) stops the wait.
+ */
+function readAll(stream: NodeJS.ReadableStream, interrupt: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const settle = (done: () => void) => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      interrupt?.removeEventListener('abort', onAbort);
+      done();
+    };
+    const onData = (chunk: string | Buffer) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += buffer.length;
+      if (bytes > MAX_BATCH_BYTES) {
+        // Nothing more is read: the stream is paused and let go.
+        stream.pause();
+        settle(() => reject(new UsageError(`stdin holds more than ${formatBytes(MAX_BATCH_BYTES)}, the most a batch may be. Split it into smaller batches.`)));
+        return;
+      }
+      chunks.push(buffer);
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks).toString('utf8')));
+    const onError = (error: Error) => settle(() => reject(new UsageError(`cannot read stdin: ${errorMessage(error)}`)));
+    const onAbort = () => settle(() => reject(new InterruptedError('stopped while reading the input')));
+    if (interrupt?.aborted) return onAbort();
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+    interrupt?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Parses the batch; a problem is a usage error naming where it is. */

@@ -53,3 +53,4 @@ export {
 } from './serve/mcpServeInteractions';
 export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './serve/mcpMapping';
 export { AccessGate } from './serve/accessGate';
+export { McpStdioServerTransport, MCP_MESSAGE_TOO_LARGE_CODE, type McpStdioServerTransportOptions } from './serve/stdioServerTransport';

@@ -5,7 +5,7 @@ import { ToolAccesses } from '../../../src/tool/accesses';
 import type { RunnableToolExecution, ToolResult, ToolUpdate } from '../../../src/tool/contract';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { waitFor } from '../../helpers/async';
-import { isAlive } from '../../helpers/processes';
+import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../../helpers/processes';
 
 const fx = useAgent({ builtins: true, tempDataDir: true });
 
@@ -290,6 +290,44 @@ describe('WaitFor', () => {
     expect(one.accesses).toEqual([ToolAccesses.readState(`tasks/${id}`)]);
     const all = fx.agent.registry.get('WaitFor')!.tool.resolveExecution({} as never) as RunnableToolExecution;
     expect(all.accesses).toEqual([ToolAccesses.readState('tasks')]);
+  });
+});
+
+describe('processes that leave the task\'s process group are stopped with it', () => {
+  let escapee = 0;
+  afterEach(() => {
+    if (escapee) killQuietly(escapee);
+    escapee = 0;
+  });
+  const pidFile = () => nodePath.join(fx.dir, 'esc.pid');
+
+  describe.each(ESCAPE_ROUTES)('%s', (_route, escape) => {
+    test('by TaskStop', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const id = await start(`${escape}\nsleep 100`);
+      escapee = await readPidFile(pidFile());
+      expect(isAlive(escapee)).toBe(true);
+      expect(text(await call('TaskStop', { task_id: id }))).toMatch(new RegExp(`^task_id: ${id}\nstatus: killed\n`));
+      expect(isAlive(escapee)).toBe(false);
+    });
+
+    test('when the agent is disposed', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const id = await start(`${escape}\nsleep 100`);
+      escapee = await readPidFile(pidFile());
+      const service = tasks();
+      await fx.agent.dispose();
+      expect(service.get(id)).toMatchObject({ status: 'killed', stopReason: 'The agent ended' });
+      expect(isAlive(escapee)).toBe(false);
+    });
+
+    test('when the task\'s shell exits', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const id = await start(`${escape}\nwhile [ ! -s esc.pid ]; do sleep 0.01; done`);
+      escapee = await readPidFile(pidFile());
+      await waitDone(id);
+      expect(isAlive(escapee)).toBe(false);
+    });
   });
 });
 

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { newRunId, withRunMarker } from '../../../base/shell/processGroup';
+import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from '../../../base/shell/processWatchdog';
 import { mcpSdk } from '../sdk';
 
 export interface StdioProcessOptions {
@@ -78,10 +80,12 @@ export class StdioProcessTransport implements Transport {
     if (this.child) return Promise.reject(new Error('The stdio transport is already started.'));
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
+      // The watchdog first, and a run marker: a server is covered should toolhost die right after the spawn.
+      if (USE_PROCESS_GROUP) ensureProcessWatchdog();
       try {
         child = spawn(this.options.command, [...this.options.args], {
           cwd: this.options.cwd,
-          env: this.options.env,
+          env: USE_PROCESS_GROUP ? withRunMarker(this.options.env, newRunId()) : this.options.env,
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: USE_PROCESS_GROUP,
           windowsHide: true,
@@ -92,6 +96,8 @@ export class StdioProcessTransport implements Transport {
         return;
       }
       this.child = child;
+      // Should toolhost die without closing it, the watchdog ends the server's group.
+      if (USE_PROCESS_GROUP && child.pid !== undefined) watchProcessGroup(child.pid);
       this.closedPromise = new Promise((done) => child.once('close', () => done()));
       let settleSpawn!: (spawned: boolean) => void;
       this.spawnSettled = new Promise((done) => (settleSpawn = done));
@@ -210,6 +216,7 @@ export class StdioProcessTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (USE_PROCESS_GROUP && this.child?.pid !== undefined) unwatchProcessGroup(this.child.pid);
     this.readBuffer.clear();
     this.onclose?.();
   }

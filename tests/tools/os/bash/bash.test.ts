@@ -8,7 +8,7 @@ import { createOsToolsFeature } from '../../../../src/tools/os/osFeature';
 import { callTool, text, useAgent } from '../../../helpers/agentHarness';
 import { IAgentTaskService } from '../../../../src/tools/task/contract';
 import { replaceWithSymlink } from '../../../helpers/pathSwap';
-import { isAlive, killQuietly } from '../../../helpers/processes';
+import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../../../helpers/processes';
 import { makeTempDir, removeDir, writeFiles } from '../../../helpers/tempDir';
 
 const fx = useAgent({ builtins: true, tempDataDir: true });
@@ -291,6 +291,57 @@ describe('Bash: completion is the shell exit plus a short drain', () => {
     const result = await run({ command: 'nohup sleep 30 >/dev/null 2>&1 & echo $!' });
     expect(text(result)).toContain('they were stopped when it exited');
     expect(isAlive(Number(text(result).split('\n')[0]))).toBe(false);
+  });
+});
+
+describe('Bash: processes that leave the process group are stopped with it', () => {
+  let escapee = 0;
+  afterEach(() => {
+    if (escapee) killQuietly(escapee);
+    escapee = 0;
+  });
+  const pidFile = () => nodePath.join(fx.dir, 'esc.pid');
+
+  describe.each(ESCAPE_ROUTES)('%s', (_route, escape) => {
+    const longCommand = `${escape}\nsleep 100`;
+
+    test('on timeout', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const result = await run({ command: longCommand, timeout: 1 });
+      escapee = await readPidFile(pidFile());
+      expect(text(result)).toContain('Command timed out after 1 s and was stopped');
+      expect(isAlive(escapee)).toBe(false);
+    });
+
+    test('on abort', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const controller = new AbortController();
+      const pending = run({ command: longCommand }, { signal: controller.signal });
+      escapee = await readPidFile(pidFile());
+      expect(isAlive(escapee)).toBe(true);
+      controller.abort();
+      expect(text(await pending)).toMatch(/^<system>Command was interrupted after .+ and stopped/);
+      expect(isAlive(escapee)).toBe(false);
+    });
+
+    test('when the agent is disposed', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      const pending = run({ command: longCommand });
+      escapee = await readPidFile(pidFile());
+      expect(isAlive(escapee)).toBe(true);
+      await fx.agent.dispose();
+      expect(text(await pending)).toMatch(/^<system>Command was interrupted after /);
+      expect(isAlive(escapee)).toBe(false);
+    });
+
+    test('when the shell exits, as a leftover', async () => {
+      fx.open({ config: { bash: { killGraceMs: 300 } } });
+      // The shell waits for the pid file, so the escapee is running when it exits.
+      const result = await run({ command: `${escape}\nwhile [ ! -s esc.pid ]; do sleep 0.01; done` });
+      escapee = await readPidFile(pidFile());
+      expect(text(result)).toContain('The command left processes running in the background; they were stopped when it exited.');
+      expect(isAlive(escapee)).toBe(false);
+    });
   });
 });
 
