@@ -242,7 +242,7 @@ describe('ToolScheduler', () => {
     expect(s.running()).toEqual([1, 2]);
   });
 
-  test('a running task retargeted onto a running task's file waits for it; tasks its old accesses held back start', async () => {
+  test('a running task retargeted onto the file of a running task waits for it; tasks its old accesses held back start', async () => {
     const s = new ToolScheduler();
     const t0 = s.add(w('/a'));
     const t1 = s.add(w('/b'));
