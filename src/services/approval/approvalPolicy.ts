@@ -48,9 +48,10 @@ function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: Ru
 
 /**
  * deny rules > ask rules > allow rules and session grants > the tool's default (its own
- * `approval`, else: calls that only read paths `mayReadUnasked` admits are allowed) > ask. Deny and ask rules fire when any part of a call
- * matches; allow rules must cover all of it. The approval service admits paths inside the
- * workspace or the data directory that are not a regular file with more than one (hard) link.
+ * `approval`, else: calls that only read paths `mayReadUnasked` admits are allowed) > ask. Deny
+ * and ask rules fire when any part of a call matches; allow rules must cover all of it. The
+ * approval service admits paths inside the workspace or the data directory that are not a regular
+ * file with more than one (hard) link.
  */
 export function evaluateApproval(
   rules: ApprovalRules,

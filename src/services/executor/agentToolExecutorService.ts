@@ -42,8 +42,8 @@ export interface BeforeHookOptions extends HookOptions {
 /**
  * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order), then per
  * call, concurrently: prepare → ToolCallStarted → schedule → recheck → execute → finalize →
- * ToolCallFinished. Each stage
- * lives in its own file; this class holds the listeners and events and joins the stages.
+ * ToolCallFinished. Each stage lives in its own file; this class holds the listeners and events
+ * and joins the stages.
  */
 @injectable()
 export class AgentToolExecutorService implements IAgentToolExecutorService {
