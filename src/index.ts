@@ -168,6 +168,7 @@ export {
   type ToolCallStartedEvent,
   type ToolProgressEvent,
   type ToolCallFinishedEvent,
+  type ListenerErrorEvent,
 } from './services/executor/toolExecutor';
 export { type BeforeHookOptions } from './services/executor/agentToolExecutorService';
 export { IAgentToolApprovalService, type ApprovalReview } from './services/approval/toolApproval';

@@ -3,15 +3,19 @@ import { type IDisposable, toDisposable } from './lifecycle';
 /** Subscribe with a listener; the returned disposable unsubscribes. */
 export type Event<T> = (listener: (value: T) => void) => IDisposable;
 
+/** Told about a listener that threw, with the listener itself (to name it). */
+export type ListenerErrorHandler<T> = (error: unknown, listener: (value: T) => void) => void;
+
 /**
  * A synchronous event source. A listener that throws does not stop the others: the error is
  * handed to `onListenerError` (default: rethrown on a microtask so it is visible but contained).
+ * A handler that throws itself is ignored, so `fire` never throws.
  */
 export class Emitter<T> implements IDisposable {
   private listeners: Array<(value: T) => void> = [];
   private disposed = false;
 
-  constructor(private readonly onListenerError: (error: unknown) => void = reportUnexpected) {}
+  constructor(private readonly onListenerError: ListenerErrorHandler<T> = reportUnexpected) {}
 
   readonly event: Event<T> = (listener) => {
     if (this.disposed) return toDisposable(() => undefined);
@@ -30,7 +34,11 @@ export class Emitter<T> implements IDisposable {
       try {
         listener(value);
       } catch (error) {
-        this.onListenerError(error);
+        try {
+          this.onListenerError(error, listener);
+        } catch {
+          // The handler is the last place an error can go; fire() must not throw into the code that fired.
+        }
       }
     }
   }

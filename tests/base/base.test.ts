@@ -45,6 +45,22 @@ describe('Emitter', () => {
     expect(seen).toEqual([1]);
     expect(errors).toHaveLength(2);
   });
+
+  test('the error handler is told which listener threw; a handler that throws does not make fire() throw', () => {
+    const named: string[] = [];
+    const emitter = new Emitter<number>((_error, listener) => {
+      named.push(listener.name);
+      throw new Error('handler broke');
+    });
+    const seen: number[] = [];
+    emitter.event(function failing() {
+      throw new Error('boom');
+    });
+    emitter.event((n) => seen.push(n));
+    expect(() => emitter.fire(1)).not.toThrow();
+    expect(named).toEqual(['failing']);
+    expect(seen).toEqual([1]);
+  });
 });
 
 test('DisposableStore disposes in reverse order, once, and reports failures after running all', () => {

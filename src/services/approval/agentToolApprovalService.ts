@@ -1,11 +1,13 @@
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
-import { errorMessage } from '../../base/errors';
 import { isPathInside } from '../../tool/pathAccess';
 import { toolError } from '../../tool/contract';
 import { IConfigService } from '../config/config';
+import { AbortWatch, GAVE_UP } from '../executor/abortWatch';
+import { describeError } from '../executor/callEnd';
 import type { ToolCallInfo } from '../executor/toolExecutor';
-import { ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
+import { type ApprovalRequest, ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
 import { IAgentWorkspaceService } from '../workspace/workspace';
 import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
 import type { ApprovalReview, IAgentToolApprovalService } from './toolApproval';
@@ -49,7 +51,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
         approvalDefault: call.execution.approval,
         matchesRule: call.execution.matchesRule?.bind(call.execution),
       },
-      (path) => this.workspace.isInside(path) || isPathInside(path, dataDir),
+      (path) => (this.workspace.isInside(path) || isPathInside(path, dataDir)) && !isMultiplyLinkedFile(path),
     );
   }
 
@@ -74,33 +76,38 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     const now = this.evaluate(call);
     if (now.kind === 'allow') return { approved: true, decision: now };
     const description = call.execution.description ?? `Run ${call.name}`;
+    const request: ApprovalRequest = {
+      kind: 'approval',
+      toolCallId: call.toolCallId,
+      toolName: call.name,
+      args: call.args,
+      description,
+      display: call.execution.display ?? { kind: 'generic', summary: description, detail: call.args },
+      approvalRule: call.execution.approvalRule,
+    };
     let response;
+    // A host that ignores the abort is given up on after the grace period, so neither this call
+    // nor the requests queued behind it wait for it forever.
+    const watch = new AbortWatch(call.signal, this.config.config.executor.abortGraceMs);
     try {
-      response = await this.interactions.request(
-        {
-          kind: 'approval',
-          toolCallId: call.toolCallId,
-          toolName: call.name,
-          args: call.args,
-          description,
-          display: call.execution.display ?? { kind: 'generic', summary: description, detail: call.args },
-          approvalRule: call.execution.approvalRule,
-        },
-        call.signal,
-      );
+      response = await watch.untilGraceOver(this.interactions.request(request, call.signal));
     } catch (error) {
       if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
-      if (error instanceof NoInteractionHostError) return { approved: false, result: this.noHost(call) };
+      if (isNoHostError(error)) return { approved: false, result: this.noHost(call) };
       return {
         approved: false,
-        result: toolError(`Tool "${call.name}" was not run: the approval request failed (${errorMessage(error)}). ${DO_NOT_RETRY}`),
+        result: toolError(`Tool "${call.name}" was not run: the approval request failed (${describeError(error)}). ${DO_NOT_RETRY}`),
       };
+    } finally {
+      watch.dispose();
     }
+    if (response === GAVE_UP) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
     if (response.decision === 'approve' || response.decision === 'approve_session') {
       if (response.decision === 'approve_session') this.grantForSession(call.execution.approvalRule);
       return { approved: true, decision: { kind: 'asked', answer: response.decision } };
     }
-    const reason = response.feedback?.trim() ? ` Reason: ${response.feedback.trim()}` : '';
+    const feedback = typeof response.feedback === 'string' ? response.feedback.trim() : '';
+    const reason = feedback ? ` Reason: ${feedback}` : '';
     return { approved: false, result: toolError(`Tool "${call.name}" was not run: the user rejected it.${reason} ${DO_NOT_RETRY}`) };
   }
 
@@ -110,5 +117,28 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       `Tool "${call.name}" was not run: it needs approval and there is no one to approve it.` +
         ` To allow it, add a rule such as "${call.execution.approvalRule}" to approval.allow in toolhost.json${hint ? `, or ${hint}` : ''}. ${DO_NOT_RETRY}`,
     );
+  }
+}
+
+function isNoHostError(error: unknown): boolean {
+  try {
+    return error instanceof NoInteractionHostError;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A regular file with more than one link is the same file as another name, perhaps a secret's
+ * (`.env`) or one outside the workspace: reading it is never approved as an inside read without
+ * asking. Only the file's metadata is read; a path that does not exist (or cannot be read) is left
+ * to the tool, which reports it.
+ */
+function isMultiplyLinkedFile(path: string): boolean {
+  try {
+    const stat = fs.statSync(path, { throwIfNoEntry: false });
+    return stat !== undefined && stat.isFile() && stat.nlink > 1;
+  } catch {
+    return false;
   }
 }

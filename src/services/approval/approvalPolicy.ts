@@ -48,14 +48,16 @@ function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: Ru
 
 /**
  * deny rules > ask rules > allow rules and session grants > the tool's default (its own
- * `approval`, else: calls that only read inside the workspace are allowed) > ask. Deny and ask rules fire when any part of a call
- * matches; allow rules must cover all of it.
+ * `approval`, else: calls that only read paths `mayReadUnasked` admits are allowed) > ask. Deny
+ * and ask rules fire when any part of a call matches; allow rules must cover all of it. The
+ * approval service admits paths inside the workspace or the data directory that are not a regular
+ * file with more than one (hard) link.
  */
 export function evaluateApproval(
   rules: ApprovalRules,
   sessionGrants: readonly string[],
   subject: ApprovalSubject,
-  isInsideWorkspace: (path: string) => boolean,
+  mayReadUnasked: (path: string) => boolean,
 ): ApprovalDecision {
   const deny = firstMatch(rules.deny, subject, 'deny');
   if (deny !== undefined) return { kind: 'deny', rule: deny };
@@ -67,7 +69,7 @@ export function evaluateApproval(
   if (grant !== undefined) return { kind: 'allow', reason: 'session-grant', rule: grant };
   if (subject.approvalDefault === 'auto') return { kind: 'allow', reason: 'tool-default' };
   if (subject.approvalDefault === 'ask') return { kind: 'ask' };
-  if (isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || isInsideWorkspace(a.path))) {
+  if (isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || mayReadUnasked(a.path))) {
     return { kind: 'allow', reason: 'read-only' };
   }
   return { kind: 'ask' };

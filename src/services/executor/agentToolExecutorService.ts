@@ -8,18 +8,20 @@ import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
 import { IAgentToolResultTruncationService } from '../truncation/toolResultTruncation';
 import { AbortWatch, NEVER_ABORTED } from './abortWatch';
-import { abortedEnd, type CallEnd, failedEnd } from './callEnd';
+import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { schedule, type BatchRun, executeTool } from './execute';
 import { finalize, type FinalizeDeps } from './finalize';
 import { OrderedHooks } from './orderedHooks';
-import { preflight, type PreflightDeps, type Preflighted } from './preflight';
+import { preflight, type PreflightDeps, type Preflighted, type Runnable } from './preflight';
 import { DEFAULT_BEFORE_ORDER, prepare, type PrepareDeps, type Prepared } from './prepare';
+import { type RecheckDeps, recheckBeforeRun } from './recheck';
 import type {
   BeforeExecuteListener,
   DidExecuteListener,
   ExecuteOptions,
   HookOptions,
   IAgentToolExecutorService,
+  ListenerErrorEvent,
   MissingToolDescriber,
   ToolCall,
   ToolCallFinishedEvent,
@@ -39,8 +41,9 @@ export interface BeforeHookOptions extends HookOptions {
 
 /**
  * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order), then per
- * call, concurrently: prepare → ToolCallStarted → schedule → execute → finalize. Each stage
- * lives in its own file; this class holds the listeners and events and joins the stages.
+ * call, concurrently: prepare → ToolCallStarted → schedule → recheck → execute → finalize →
+ * ToolCallFinished. Each stage lives in its own file; this class holds the listeners and events
+ * and joins the stages.
  */
 @injectable()
 export class AgentToolExecutorService implements IAgentToolExecutorService {
@@ -50,16 +53,20 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   // Replaced, never mutated: preflight reads the current list for each call.
   private guards: readonly ToolCallGuard[] = [];
   private missingDescribers: readonly MissingToolDescriber[] = [];
-  private readonly started = new Emitter<ToolCallStartedEvent>();
-  private readonly progress = new Emitter<ToolProgressEvent>();
-  private readonly finished = new Emitter<ToolCallFinishedEvent>();
+  // Nobody may crash the host from here: an onListenerError listener that throws is ignored.
+  private readonly listenerErrors = new Emitter<ListenerErrorEvent>(() => undefined);
+  private readonly started = new Emitter<ToolCallStartedEvent>(this.listenerErrorHandler('onToolCallStarted'));
+  private readonly progress = new Emitter<ToolProgressEvent>(this.listenerErrorHandler('onToolProgress'));
+  private readonly finished = new Emitter<ToolCallFinishedEvent>(this.listenerErrorHandler('onToolCallFinished'));
   readonly onToolCallStarted = this.started.event;
   readonly onToolProgress = this.progress.event;
   readonly onToolCallFinished = this.finished.event;
+  readonly onListenerError = this.listenerErrors.event;
 
   private readonly preflightDeps: PreflightDeps;
   private readonly prepareDeps: PrepareDeps;
   private readonly finalizeDeps: FinalizeDeps;
+  private readonly recheckDeps: RecheckDeps;
   private readonly emitProgress = (event: ToolProgressEvent) => this.progress.fire(event);
 
   constructor(
@@ -72,7 +79,8 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   ) {
     this.preflightDeps = { registry, validator, guards: () => this.guards, missingDescribers: () => this.missingDescribers };
     this.prepareDeps = { beforeHooks: this.beforeHooks, willHooks: this.willHooks, approval };
-    this.finalizeDeps = { didHooks: this.didHooks, truncation, finished: this.finished };
+    this.finalizeDeps = { didHooks: this.didHooks, truncation };
+    this.recheckDeps = { registry, approval };
     this.addToolCallGuard(({ name, source }) =>
       policy.isToolActive(name, source) ? undefined : `Tool "${name}" is disabled by the active tool policy`,
     );
@@ -107,39 +115,67 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
       const run: BatchRun = { scheduler: new ToolScheduler(), watch, stopped: false };
-      const entries = await preflight(calls, signal, run.scheduler, this.preflightDeps);
+      const entries = await preflight(calls, signal, watch, run.scheduler, this.preflightDeps);
       return await Promise.all(entries.map((entry, i) => this.runCall(calls[i]!, entry, run)));
     } finally {
       watch.dispose();
     }
   }
 
-  /** One call after preflight. Every path passes the one ToolCallStarted below and ends in finalize. */
+  /** One call after preflight. Every path passes the one ToolCallStarted below and ends in the one ToolCallFinished. */
   private async runCall(call: ToolCall, entry: Preflighted, run: BatchRun): Promise<ToolCallResult> {
     const since = performance.now();
-    // prepare. A refused call has nothing to prepare; one aborted by now is not prepared. Neither yields.
-    const prepared: Prepared =
-      entry.kind === 'refused'
-        ? { proceed: false, ...entry }
-        : entry.info.signal.aborted
-          ? { proceed: false, ...abortedEnd(entry.info.name) }
-          : await prepare(entry.info, this.prepareDeps);
+    let started = false;
+    try {
+      // prepare. A refused call has nothing to prepare; one aborted by now is not prepared. Neither yields.
+      const prepared: Prepared =
+        entry.kind === 'refused'
+          ? { proceed: false, ...entry }
+          : entry.info.signal.aborted
+            ? { proceed: false, ...abortedEnd(entry.info.name) }
+            : await prepare(entry.info, run.watch, this.prepareDeps);
 
-    // The one place ToolCallStarted is emitted: after prepare, before the call is scheduled.
-    const execution = entry.kind === 'runnable' ? entry.info.execution : undefined;
-    this.started.fire({
-      toolCallId: call.id,
-      name: call.name,
-      args: entry.kind === 'runnable' ? entry.info.args : entry.args,
-      ...(execution?.description ? { description: execution.description } : {}),
-      ...(execution?.display ? { display: execution.display } : {}),
-    });
+      // The one place ToolCallStarted is emitted: after prepare, before the call is scheduled.
+      const execution = entry.kind === 'runnable' ? entry.info.execution : undefined;
+      started = true;
+      this.started.fire({
+        toolCallId: call.id,
+        name: call.name,
+        args: entry.kind === 'runnable' ? entry.info.args : entry.args,
+        ...(execution?.description ? { description: execution.description } : {}),
+        ...(execution?.display ? { display: execution.display } : {}),
+      });
 
-    // A refused call has no ToolCallInfo (so no did-hooks); its time counts from here.
-    if (entry.kind === 'refused') return finalize(call, undefined, entry, performance.now(), this.finalizeDeps);
+      // A refused call has no ToolCallInfo (so no did-hooks); its time counts from here.
+      const result =
+        entry.kind === 'refused'
+          ? await finalize(call, undefined, entry, performance.now(), run.watch, this.finalizeDeps)
+          : await this.scheduleAndRun(call, entry, prepared, run, since);
+      this.fireFinished(result);
+      return result;
+    } catch (error) {
+      // Unreachable by design (every stage catches what tools and hooks throw); kept so that even
+      // then the call gets its result and its one started/finished pair.
+      if (!started) this.started.fire({ toolCallId: call.id, name: call.name, args: undefined });
+      const end = failedEnd(call.name, error);
+      const result: ToolCallResult = {
+        toolCallId: call.id,
+        name: call.name,
+        output: end.result.output,
+        isError: true,
+        outcome: end.outcome,
+        truncated: false,
+        durationMs: Math.round((performance.now() - since) * 1000) / 1000,
+      };
+      this.fireFinished(result);
+      return result;
+    }
+  }
 
-    // schedule → execute
-    const { info, task } = entry;
+  /** schedule → recheck → execute → finalize, for a call that passed preflight. */
+  private async scheduleAndRun(call: ToolCall, entry: Runnable, prepared: Prepared, run: BatchRun, since: number): Promise<ToolCallResult> {
+    const { task } = entry;
+    let info = entry.info;
     let end: CallEnd;
     let startedAt = since;
     let ran = false;
@@ -149,9 +185,14 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
         const blocked = await schedule(info, task, run);
         if (blocked) end = blocked;
         else {
-          ran = true;
-          startedAt = performance.now();
-          end = await executeTool(info, prepared.metadata, run.watch, this.emitProgress);
+          const rechecked = await recheckBeforeRun(info, task, prepared.approvedBy, run, this.recheckDeps);
+          info = rechecked.info;
+          if (!rechecked.run) end = rechecked.end;
+          else {
+            ran = true;
+            startedAt = performance.now();
+            end = await executeTool(info, prepared.metadata, run.watch, this.emitProgress);
+          }
         }
       }
     } catch (error) {
@@ -162,10 +203,36 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       run.scheduler.finish(task);
     }
 
-    const result = await finalize(call, info, end, startedAt, this.finalizeDeps);
+    const result = await finalize(call, info, end, startedAt, run.watch, this.finalizeDeps);
     // Only a call that ran stops the batch: stopTurn on a call that did not run skips no sibling.
     if (ran && result.stopTurn) run.stopped = true;
     return result;
+  }
+
+  private fireFinished(result: ToolCallResult): void {
+    this.finished.fire({
+      toolCallId: result.toolCallId,
+      name: result.name,
+      output: result.output,
+      isError: result.isError,
+      outcome: result.outcome,
+      truncated: result.truncated,
+      ...(result.outputPath !== undefined ? { outputPath: result.outputPath } : {}),
+      durationMs: result.durationMs,
+    });
+  }
+
+  /** A throwing listener of one of the events is contained like a hook error, and reported. */
+  private listenerErrorHandler<T>(event: ListenerErrorEvent['event']): (error: unknown, listener: (value: T) => void) => void {
+    return (error, listener) => {
+      let name = 'anonymous';
+      try {
+        if (typeof listener.name === 'string' && listener.name !== '') name = listener.name;
+      } catch {
+        // A function whose name cannot be read stays anonymous.
+      }
+      this.listenerErrors.fire({ event, listener: name, error, message: describeError(error) });
+    };
   }
 
   @preDestroy()
@@ -173,5 +240,6 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     this.started.dispose();
     this.progress.dispose();
     this.finished.dispose();
+    this.listenerErrors.dispose();
   }
 }

@@ -1,5 +1,5 @@
-import type { AbortWatch } from './abortWatch';
-import { abortedEnd, type CallEnd, failedEnd, skippedEnd } from './callEnd';
+import { type AbortWatch, GAVE_UP } from './abortWatch';
+import { abortedEnd, type CallEnd, failedEnd, isAbortError, skippedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { ToolCallInfo, ToolProgressEvent } from './toolExecutor';
 import type { ScheduledTask, ToolScheduler } from './toolScheduler';
@@ -25,8 +25,6 @@ export async function schedule(info: ToolCallInfo, task: ScheduledTask, run: Bat
   return undefined;
 }
 
-const GRACE_EXPIRED = Symbol('grace expired');
-
 /**
  * Execute: runs the tool with the batch's signal and the metadata prepare passed. Never throws:
  * a throw becomes an error result, and a tool that ignores an abort past the grace period is given
@@ -50,14 +48,11 @@ export async function executeTool(
         },
       }),
     );
-    const value = await Promise.race([running, watch.graceOver.then(() => GRACE_EXPIRED)]);
-    if (value === GRACE_EXPIRED) {
-      running.catch(() => undefined);
-      return abortedEnd(info.name);
-    }
+    const value = await watch.untilGraceOver(running);
+    if (value === GAVE_UP) return abortedEnd(info.name);
     return { result: normalizeToolResult(info.name, value), outcome: info.signal.aborted ? 'aborted' : 'executed' };
   } catch (error) {
-    if (info.signal.aborted || (error as Error)?.name === 'AbortError') return abortedEnd(info.name);
+    if (info.signal.aborted || isAbortError(error)) return abortedEnd(info.name);
     return failedEnd(info.name, error);
   }
 }

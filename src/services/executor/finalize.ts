@@ -1,28 +1,36 @@
-import { errorMessage } from '../../base/errors';
-import type { Emitter } from '../../base/event';
-import { type ToolResult, toolError } from '../../tool/contract';
+import { toolError } from '../../tool/contract';
 import type { IAgentToolResultTruncationService } from '../truncation/toolResultTruncation';
-import type { CallEnd } from './callEnd';
+import { type AbortWatch, GAVE_UP } from './abortWatch';
+import { abortedEnd, type CallEnd, describeError } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
-import type { DidExecuteContext, DidExecuteListener, ToolCall, ToolCallFinishedEvent, ToolCallInfo, ToolCallOutcome, ToolCallResult } from './toolExecutor';
+import type { DidExecuteContext, DidExecuteListener, ToolCall, ToolCallInfo, ToolCallResult } from './toolExecutor';
 
 export interface FinalizeDeps {
   readonly didHooks: OrderedHooks<DidExecuteListener>;
   readonly truncation: IAgentToolResultTruncationService;
-  readonly finished: Emitter<ToolCallFinishedEvent>;
 }
 
 /**
  * Finalize one call: onDidExecuteTool listeners (only for calls that passed preflight, which
- * have a `ToolCallInfo`), the output budget, the result, and the ToolCallFinished event.
+ * have a `ToolCallInfo`), the output budget, and the result; the caller fires ToolCallFinished.
  * `startedAt` is when the tool started, or when settling a call that did not run began.
  */
-export async function finalize(call: ToolCall, info: ToolCallInfo | undefined, end: CallEnd, startedAt: number, deps: FinalizeDeps): Promise<ToolCallResult> {
+export async function finalize(
+  call: ToolCall,
+  info: ToolCallInfo | undefined,
+  end: CallEnd,
+  startedAt: number,
+  watch: AbortWatch,
+  deps: FinalizeDeps,
+): Promise<ToolCallResult> {
   let result = end.result;
+  let outcome = end.outcome;
   let stopTurn = end.result.stopTurn === true;
   if (info && !deps.didHooks.isEmpty) {
-    result = await runDidHooks(info, end.outcome, result, deps.didHooks.snapshot, () => (stopTurn = true));
+    const after = await runDidHooks(info, end, deps.didHooks.snapshot, watch, () => (stopTurn = true));
+    result = after.result;
+    outcome = after.outcome;
     if (result.stopTurn) stopTurn = true;
   }
   let outputPath: string | undefined;
@@ -31,51 +39,44 @@ export async function finalize(call: ToolCall, info: ToolCallInfo | undefined, e
     result = truncated.result;
     outputPath = truncated.outputPath;
   } catch (error) {
-    result = toolError(`The output of tool "${call.name}" could not be prepared for the model: ${errorMessage(error)}`);
+    result = toolError(`The output of tool "${call.name}" could not be prepared for the model: ${describeError(error)}`);
   }
-  const final: ToolCallResult = {
+  return {
     toolCallId: call.id,
     name: call.name,
     output: result.output,
     isError: result.isError === true,
-    outcome: end.outcome,
+    outcome,
     truncated: result.truncated === true,
     ...(outputPath !== undefined ? { outputPath } : {}),
     ...(stopTurn ? { stopTurn: true } : {}),
     ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
   };
-  deps.finished.fire({
-    toolCallId: final.toolCallId,
-    name: final.name,
-    output: final.output,
-    isError: final.isError,
-    outcome: final.outcome,
-    truncated: final.truncated,
-    ...(outputPath !== undefined ? { outputPath } : {}),
-    durationMs: final.durationMs,
-  });
-  return final;
 }
 
-/** Each listener sees the result so far and may replace it; the first that throws ends the round with its error. */
+/**
+ * Each listener sees the result so far and may replace it; the first that throws ends the round
+ * with its error. One that does not settle after the batch was aborted and the grace period passed
+ * ends the call aborted.
+ */
 async function runDidHooks(
   info: ToolCallInfo,
-  outcome: ToolCallOutcome,
-  initial: ToolResult,
+  end: CallEnd,
   hooks: readonly OrderedHook<DidExecuteListener>[],
+  watch: AbortWatch,
   requestStopTurn: () => void,
-): Promise<ToolResult> {
-  let result = initial;
+): Promise<CallEnd> {
+  let result = end.result;
   for (const hook of hooks) {
-    const ctx: DidExecuteContext = { ...info, outcome, result, stopTurn: requestStopTurn };
+    const ctx: DidExecuteContext = { ...info, outcome: end.outcome, result, stopTurn: requestStopTurn };
     try {
       const returned = hook.listener(ctx);
-      if (returned) await returned;
+      if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedEnd(info.name);
       result = normalizeToolResult(info.name, ctx.result);
     } catch (error) {
-      return toolError(`onDidExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${errorMessage(error)}`);
+      return { result: toolError(`onDidExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), outcome: end.outcome };
     }
   }
-  return result;
+  return { result, outcome: end.outcome };
 }

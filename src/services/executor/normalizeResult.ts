@@ -2,12 +2,24 @@ import type { ContentPart, ToolResult } from '../../tool/contract';
 
 export const EMPTY_OUTPUT = 'Tool output is empty.';
 
-function isContentPart(value: unknown): value is ContentPart {
-  if (typeof value !== 'object' || value === null) return false;
+/** More parts than any real result has; the bound keeps a hostile array-like from looping forever. */
+const MAX_CONTENT_PARTS = 10_000;
+
+/** A copy of a well-formed content part (each field read once), or undefined. */
+function copyContentPart(value: unknown): ContentPart | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
   const part = value as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
-  if (part.type === 'text') return typeof part.text === 'string';
-  if (part.type === 'image' || part.type === 'audio') return typeof part.data === 'string' && typeof part.mimeType === 'string';
-  return false;
+  const type = part.type;
+  if (type === 'text') {
+    const text = part.text;
+    return typeof text === 'string' ? { type, text } : undefined;
+  }
+  if (type === 'image' || type === 'audio') {
+    const data = part.data;
+    const mimeType = part.mimeType;
+    return typeof data === 'string' && typeof mimeType === 'string' ? { type, data, mimeType } : undefined;
+  }
+  return undefined;
 }
 
 /**
@@ -16,6 +28,15 @@ function isContentPart(value: unknown): value is ContentPart {
  * and media without text gets a line of text.
  */
 export function normalizeToolResult(toolName: string, value: unknown): ToolResult {
+  try {
+    return normalize(toolName, value);
+  } catch {
+    // A getter or Proxy trap of the value threw: nothing of it can be trusted.
+    return { output: `Tool "${toolName}" returned a result that could not be read.`, isError: true };
+  }
+}
+
+function normalize(toolName: string, value: unknown): ToolResult {
   if (value === null || value === undefined) return { output: `Tool "${toolName}" returned no result.`, isError: true };
   if (typeof value !== 'object') return { output: `Tool "${toolName}" returned a ${typeof value} instead of a tool result.`, isError: true };
   const raw = value as Partial<ToolResult> & Record<string, unknown>;
@@ -28,10 +49,18 @@ export function normalizeToolResult(toolName: string, value: unknown): ToolResul
     ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}),
   };
   if (typeof output === 'string') return { ...flags, output: output === '' ? EMPTY_OUTPUT : output };
-  if (!Array.isArray(output) || !output.every(isContentPart)) {
-    return { output: `Tool "${toolName}" returned a result with a missing or malformed "output" field.`, isError: true };
+  const malformed: ToolResult = { output: `Tool "${toolName}" returned a result with a missing or malformed "output" field.`, isError: true };
+  if (!Array.isArray(output)) return malformed;
+  const length: unknown = output.length;
+  if (typeof length !== 'number' || length > MAX_CONTENT_PARTS) {
+    return { output: `Tool "${toolName}" returned more than ${MAX_CONTENT_PARTS} content parts.`, isError: true };
   }
-  const parts = output as ContentPart[];
+  const parts: ContentPart[] = [];
+  for (let at = 0; at < length; at++) {
+    const part = copyContentPart(output[at]);
+    if (!part) return malformed;
+    parts.push(part);
+  }
   if (parts.length === 0) return { ...flags, output: EMPTY_OUTPUT };
   if (parts.every((p) => p.type === 'text')) {
     const text = parts.map((p) => (p as { text: string }).text).join('\n');

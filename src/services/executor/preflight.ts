@@ -1,13 +1,11 @@
-import { errorMessage } from '../../base/errors';
 import { closestMatch } from '../../base/strings';
-import { ToolAccesses } from '../../tool/accesses';
-import { type RunnableToolExecution, type ToolResult, toolError } from '../../tool/contract';
-import { PathSecurityError } from '../../tool/pathAccess';
+import { type ToolResult, toolError } from '../../tool/contract';
 import type { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
 import type { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
-import { type CallEnd, skippedEnd } from './callEnd';
-import { normalizeToolResult } from './normalizeResult';
+import type { AbortWatch } from './abortWatch';
+import { type CallEnd, describeError, skippedEnd } from './callEnd';
 import { parseArguments } from './parseArguments';
+import { resolveCall } from './resolution';
 import type { MissingToolDescriber, ToolCall, ToolCallGuard, ToolCallInfo, ToolCallOutcome } from './toolExecutor';
 import type { ScheduledTask, ToolScheduler } from './toolScheduler';
 
@@ -44,7 +42,7 @@ function refused(result: ToolResult, outcome: ToolCallOutcome, args: unknown): R
  * guards, coerce + validate, resolveExecution. Each runnable call takes its place in the scheduler
  * in call order; after a call that says stopBatchAfterThis, every later call is skipped.
  */
-export async function preflight(calls: readonly ToolCall[], signal: AbortSignal, scheduler: ToolScheduler, deps: PreflightDeps): Promise<Preflighted[]> {
+export async function preflight(calls: readonly ToolCall[], signal: AbortSignal, watch: AbortWatch, scheduler: ToolScheduler, deps: PreflightDeps): Promise<Preflighted[]> {
   const entries: Preflighted[] = [];
   let stopped = false;
   for (const call of calls) {
@@ -54,14 +52,21 @@ export async function preflight(calls: readonly ToolCall[], signal: AbortSignal,
       entries.push(refused(skipped.result, skipped.outcome, parseArguments(call.arguments)));
       continue;
     }
-    const entry = await preflightCall(call, calls, signal, scheduler, deps);
+    const entry = await preflightCall(call, calls, signal, watch, scheduler, deps);
     if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) stopped = true;
     entries.push(entry);
   }
   return entries;
 }
 
-async function preflightCall(call: ToolCall, batch: readonly ToolCall[], signal: AbortSignal, scheduler: ToolScheduler, deps: PreflightDeps): Promise<Preflighted> {
+async function preflightCall(
+  call: ToolCall,
+  batch: readonly ToolCall[],
+  signal: AbortSignal,
+  watch: AbortWatch,
+  scheduler: ToolScheduler,
+  deps: PreflightDeps,
+): Promise<Preflighted> {
   const name = call.name;
   const registration = deps.registry.get(name);
   const parsed = parseArguments(call.arguments);
@@ -74,35 +79,27 @@ async function preflightCall(call: ToolCall, batch: readonly ToolCall[], signal:
     try {
       refusal = guard({ name, source, tool });
     } catch (error) {
-      refusal = `Tool "${name}" was refused by a tool call guard that failed: ${errorMessage(error)}`;
+      refusal = `Tool "${name}" was refused by a tool call guard that failed: ${describeError(error)}`;
     }
     if (refusal !== undefined) return refused(toolError(refusal), 'rejected', rawArgs);
   }
   if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
     return refused(toolError(`Invalid args for tool "${name}": the arguments must be a JSON object`), 'rejected', rawArgs);
   }
-  const validation = deps.validator.validate(tool.parameters, parsed.value);
+  let validation;
+  try {
+    validation = deps.validator.validate(tool.parameters, parsed.value);
+  } catch (error) {
+    // An argument object whose getters or Proxy traps throw (possible when a host passes objects).
+    return refused(toolError(`Invalid args for tool "${name}": the arguments could not be read (${describeError(error)}); pass them as JSON text`), 'rejected', rawArgs);
+  }
   if (!validation.ok) return refused(toolError(`Invalid args for tool "${name}": ${validation.message}`), 'rejected', rawArgs);
   const args = validation.value;
 
-  let execution;
-  try {
-    execution = await tool.resolveExecution(args as never);
-  } catch (error) {
-    // A refused path is already worded for the model.
-    const message = error instanceof PathSecurityError ? error.message : `Tool "${name}" failed to resolve execution: ${errorMessage(error)}`;
-    return refused(toolError(message), 'resolution-failed', args);
-  }
-  if (typeof execution !== 'object' || execution === null) {
-    return refused(toolError(`Tool "${name}" failed to resolve execution: it returned ${String(execution)}`), 'resolution-failed', args);
-  }
-  if (execution.isError === true) return refused(normalizeToolResult(name, execution), 'synthetic', args);
-  if (typeof (execution as RunnableToolExecution).execute !== 'function') {
-    return refused(toolError(`Tool "${name}" failed to resolve execution: it returned no execute function`), 'resolution-failed', args);
-  }
-  const runnable = execution as RunnableToolExecution;
-  const accesses = runnable.accesses ?? ToolAccesses.all();
-  const info: ToolCallInfo = { toolCallId: call.id, name, args, tool, source, execution: runnable, accesses, batch, signal };
+  const resolution = await resolveCall(tool, name, args, watch);
+  if (!resolution.ok) return refused(resolution.end.result, resolution.end.outcome, args);
+  const { execution, accesses } = resolution;
+  const info: ToolCallInfo = { toolCallId: call.id, name, args, tool, source, execution, accesses, batch, signal };
   return { kind: 'runnable', info, task: scheduler.add(accesses) };
 }
 
@@ -111,7 +108,7 @@ function describeMissing(name: string, deps: PreflightDeps): string {
   for (const describe of deps.missingDescribers()) {
     try {
       const text = describe(name);
-      if (text !== undefined) return text;
+      if (typeof text === 'string') return text;
     } catch {
       // A failing describer falls through to the default text.
     }

@@ -1,7 +1,7 @@
-import { errorMessage } from '../../base/errors';
 import { type ToolResult, toolError } from '../../tool/contract';
-import type { IAgentToolApprovalService } from '../approval/toolApproval';
-import { abortedEnd, type CallEnd, failedEnd } from './callEnd';
+import type { ApprovalReview, IAgentToolApprovalService } from '../approval/toolApproval';
+import { type AbortWatch, GAVE_UP } from './abortWatch';
+import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
 import type { BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
@@ -11,7 +11,12 @@ export const APPROVAL_ORDER = 0;
 /** Listeners run after approval unless they ask otherwise. */
 export const DEFAULT_BEFORE_ORDER = 100;
 
-export type Prepared = { readonly proceed: true; readonly metadata: Readonly<Record<string, unknown>> } | ({ readonly proceed: false } & CallEnd);
+/** How approval let a call through; undefined when a listener that runs before approval allowed it. */
+export type ApprovedBy = Extract<ApprovalReview, { approved: true }>['decision'] | undefined;
+
+export type Prepared =
+  | { readonly proceed: true; readonly metadata: Readonly<Record<string, unknown>>; readonly approvedBy: ApprovedBy }
+  | ({ readonly proceed: false } & CallEnd);
 
 export interface PrepareDeps {
   readonly beforeHooks: OrderedHooks<BeforeExecuteListener>;
@@ -25,28 +30,47 @@ function stop(result: ToolResult, outcome: ToolCallOutcome): Stop {
   return { proceed: false, result, outcome };
 }
 
+function abortedStop(info: ToolCallInfo): Stop {
+  return { proceed: false, ...abortedEnd(info.name) };
+}
+
+const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted'];
+
 /**
  * Prepare one call: onBeforeExecuteTool listeners with approval among them, then
- * onWillExecuteTool. Never throws: a failing listener ends its own call.
+ * onWillExecuteTool. Never throws: a failing listener ends its own call. Every await races the
+ * batch's abort: a listener or host that does not settle is given up on after the grace period.
  */
-export async function prepare(info: ToolCallInfo, deps: PrepareDeps): Promise<Prepared> {
+export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: PrepareDeps): Promise<Prepared> {
   try {
-    const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval);
+    const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval, watch);
     // With no will-listeners the stage is skipped, which saves the call an await.
     if (!before.proceed || deps.willHooks.isEmpty) return before;
-    const failure = await runWillHooks(info, deps.willHooks.snapshot);
-    return failure ? stop(failure, 'vetoed') : before;
+    const failure = await runWillHooks(info, deps.willHooks.snapshot, watch);
+    return failure ?? before;
   } catch (error) {
     // Unreachable by design (every listener and approval is guarded); kept so nothing escapes `execute`.
     return { proceed: false, ...failedEnd(info.name, error) };
   }
 }
 
+/** Work handed to `waitUntil`, tracked at once: one that rejects after its call was settled is no unhandled rejection. */
+function tracked(work: unknown): Promise<unknown> {
+  const settled = new Promise<unknown>((resolve) => resolve(work));
+  settled.catch(() => undefined);
+  return settled;
+}
+
 /**
  * Listeners with a negative order, then approval (order 0), then the rest. `allow()` from a
  * listener that runs before approval approves the call; after it, it ends the round.
  */
-async function runBeforeHooks(info: ToolCallInfo, hooks: readonly OrderedHook<BeforeExecuteListener>[], approval: IAgentToolApprovalService): Promise<Prepared> {
+async function runBeforeHooks(
+  info: ToolCallInfo,
+  hooks: readonly OrderedHook<BeforeExecuteListener>[],
+  approval: IAgentToolApprovalService,
+  watch: AbortWatch,
+): Promise<Prepared> {
   let metadata: Readonly<Record<string, unknown>> = {};
   let veto: CallEnd | undefined;
   let allowed = false;
@@ -57,7 +81,7 @@ async function runBeforeHooks(info: ToolCallInfo, hooks: readonly OrderedHook<Be
     (ctx ??= {
       ...info,
       veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
-        veto ??= { result, outcome };
+        veto ??= { result, outcome: VETO_OUTCOMES.includes(outcome) ? outcome : 'vetoed' };
       },
       allow: () => {
         allowed = true;
@@ -66,25 +90,28 @@ async function runBeforeHooks(info: ToolCallInfo, hooks: readonly OrderedHook<Be
         metadata = { ...metadata, ...more };
       },
       waitUntil: (work: Promise<unknown>) => {
-        (waits ??= []).push(work);
+        (waits ??= []).push(tracked(work));
       },
     });
   const runOne = (hook: OrderedHook<BeforeExecuteListener>) =>
-    runBeforeHook(hook, info, context(), () => waits, () => (waits = undefined));
+    runBeforeHook(hook, info, context(), watch, () => waits, () => (waits = undefined));
 
   let at = 0;
   for (; at < hooks.length && hooks[at]!.order < APPROVAL_ORDER; at++) {
     const failure = await runOne(hooks[at]!);
     if (failure) return failure;
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
-    if (allowed) return { proceed: true, metadata };
+    if (allowed) return { proceed: true, metadata, approvedBy: undefined };
   }
+  let approvedBy: ApprovedBy;
   try {
-    const review = await approval.review(info);
-    if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted ? 'aborted' : 'denied');
+    const review = await watch.untilGraceOver(approval.review(info));
+    if (review === GAVE_UP) return abortedStop(info);
+    if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
+    approvedBy = review.decision;
   } catch (error) {
-    if (info.signal.aborted) return { proceed: false, ...abortedEnd(info.name) };
-    return stop(toolError(`Approval failed for tool "${info.name}": ${errorMessage(error)}`), 'denied');
+    if (info.signal.aborted) return abortedStop(info);
+    return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
   }
   for (; at < hooks.length; at++) {
     const failure = await runOne(hooks[at]!);
@@ -92,7 +119,7 @@ async function runBeforeHooks(info: ToolCallInfo, hooks: readonly OrderedHook<Be
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) break;
   }
-  return { proceed: true, metadata };
+  return { proceed: true, metadata, approvedBy };
 }
 
 /** Runs one listener and the work it handed to `waitUntil`; a throw or rejection ends the call. */
@@ -100,33 +127,35 @@ async function runBeforeHook(
   hook: OrderedHook<BeforeExecuteListener>,
   info: ToolCallInfo,
   ctx: BeforeExecuteContext,
+  watch: AbortWatch,
   pendingWaits: () => Promise<unknown>[] | undefined,
   clearWaits: () => void,
 ): Promise<Stop | undefined> {
   clearWaits();
   try {
     const returned = hook.listener(ctx);
-    if (returned) await returned;
+    if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
     const waits = pendingWaits();
-    if (waits) await Promise.all(waits);
+    if (waits && (await watch.untilGraceOver(Promise.all(waits))) === GAVE_UP) return abortedStop(info);
     return undefined;
   } catch (error) {
-    if (info.signal.aborted) return { proceed: false, ...abortedEnd(info.name) };
-    return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${errorMessage(error)}`), 'vetoed');
+    if (info.signal.aborted) return abortedStop(info);
+    return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
   }
 }
 
 /** The first listener that fails ends the call; the later ones are not run. */
-async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[]): Promise<ToolResult | undefined> {
+async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[], watch: AbortWatch): Promise<Stop | undefined> {
   for (const hook of hooks) {
     const waits: Promise<unknown>[] = [];
-    const ctx: WillExecuteContext = { ...info, waitUntil: (work) => void waits.push(work) };
+    const ctx: WillExecuteContext = { ...info, waitUntil: (work) => void waits.push(tracked(work)) };
     try {
       const returned = hook.listener(ctx);
-      if (returned) await returned;
-      if (waits.length > 0) await Promise.all(waits);
+      if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
+      if (waits.length > 0 && (await watch.untilGraceOver(Promise.all(waits))) === GAVE_UP) return abortedStop(info);
     } catch (error) {
-      return toolError(`onWillExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${errorMessage(error)}`);
+      if (info.signal.aborted) return abortedStop(info);
+      return stop(toolError(`onWillExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
     }
   }
   return undefined;

@@ -17,9 +17,10 @@ export interface ToolCall {
  * How a call ended:
  * - `executed`: the tool ran (its result may still be an error);
  * - `rejected`: preflight refused it (unknown tool, bad JSON, policy, invalid arguments);
- * - `resolution-failed`: resolveExecution threw (or refused the path);
+ * - `resolution-failed`: resolveExecution threw (or refused the path), in preflight or when the
+ *   call was resolved again right before it ran;
  * - `denied`: approval denied or rejected it;
- * - `vetoed`: a before-execute hook vetoed it or failed;
+ * - `vetoed`: a before-execute hook vetoed it or failed, or the tool was disabled while the call waited;
  * - `skipped`: an earlier call stopped the batch;
  * - `aborted`: the batch was aborted before or while it ran;
  * - `synthetic`: resolveExecution returned a result without running anything.
@@ -70,6 +71,17 @@ export interface ToolCallFinishedEvent {
   readonly truncated: boolean;
   readonly outputPath?: string;
   readonly durationMs: number;
+}
+
+/** A listener of one of the executor's events threw. The executor went on as if it had returned. */
+export interface ListenerErrorEvent {
+  /** The event whose listener threw. */
+  readonly event: 'onToolCallStarted' | 'onToolProgress' | 'onToolCallFinished';
+  /** The listener function's name, or "anonymous". */
+  readonly listener: string;
+  readonly error: unknown;
+  /** The error as text, safe to print (`<unprintable error>` when it cannot be read). */
+  readonly message: string;
 }
 
 /** What hooks see of a call. */
@@ -142,5 +154,10 @@ export interface IAgentToolExecutorService {
   readonly onToolCallStarted: Event<ToolCallStartedEvent>;
   readonly onToolProgress: Event<ToolProgressEvent>;
   readonly onToolCallFinished: Event<ToolCallFinishedEvent>;
+  /**
+   * A listener of the events above threw: the error is contained (it never reaches the caller or
+   * becomes an uncaught exception) and reported here. A listener of this event that throws is ignored.
+   */
+  readonly onListenerError: Event<ListenerErrorEvent>;
 }
 export const IAgentToolExecutorService = createServiceId<IAgentToolExecutorService>('AgentToolExecutorService');

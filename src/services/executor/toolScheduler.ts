@@ -8,6 +8,8 @@ export interface ScheduledTask {
 }
 
 interface TaskEntry extends ScheduledTask {
+  // Changed only by `retarget`.
+  accesses: ToolAccesses;
   state: TaskState;
   start?: () => void;
 }
@@ -48,6 +50,22 @@ export class ToolScheduler {
       while (at > 0 && this.waiting[at - 1]!.index > entry.index) at--;
       this.waiting.splice(at, 0, entry);
     });
+  }
+
+  /**
+   * A running task now touches other resources (it was resolved again right before it ran): it
+   * takes its place again with the new accesses, as if it had just become ready. Resolves when it
+   * may start; the caller finishes the task in any case.
+   */
+  retarget(task: ScheduledTask, accesses: ToolAccesses): Promise<void> {
+    const entry = this.entry(task);
+    if (entry.state !== 'running') throw new Error(`Task ${task.index} is ${entry.state}, not running.`);
+    entry.accesses = accesses;
+    entry.state = 'preparing';
+    const startable = this.whenStartable(entry);
+    // Its old accesses may have held back tasks that can start now.
+    this.pump();
+    return startable;
   }
 
   /** The task finished, or will never run; later tasks may start. */

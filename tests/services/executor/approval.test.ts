@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { IAgentToolApprovalService } from '../../../src/services/approval/toolApproval';
@@ -6,7 +7,7 @@ import { ConfigError, parseConfig } from '../../../src/services/config/configLoa
 import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
 import { literalRule, matchCommandRule, matchPathRule } from '../../../src/tool/ruleMatch';
 import { FakeHost } from '../../helpers/fakeHost';
-import { useTempDir, writeFiles } from '../../helpers/tempDir';
+import { makeTempDir, removeDir, useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
 import { type Harness, openHarness } from '../../helpers/agentHarness';
 
@@ -189,5 +190,67 @@ describe('approval in the executor', () => {
     } catch (error) {
       expect((error as ConfigError).issues).toEqual([{ path: 'approval.allow[1]', message: 'Rule "Bash(npm test" has no closing parenthesis.' }]);
     }
+  });
+});
+
+describe('hard links', () => {
+  const noHostDenial = (path: string) =>
+    `Tool "Read" was not run: it needs approval and there is no one to approve it. To allow it, add a rule such as "Read(${path})" to approval.allow in toolhost.json. Do not retry the same call; choose a different approach or ask the user how to proceed.`;
+
+  test('a Read of a hard link to .env is not an inside read: with no host it is denied', async () => {
+    writeFiles(dir.path, { '.env': 'API_KEY=hunter2\n' });
+    fs.linkSync(nodePath.join(dir.path, '.env'), nodePath.join(dir.path, 'notes.txt'));
+    h = openHarness({ cwd: dir.path, builtins: true });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Read', arguments: { path: 'notes.txt' } }]);
+    expect(result).toMatchObject({ outcome: 'denied', isError: true, output: noHostDenial(nodePath.join(dir.path, 'notes.txt')) });
+  });
+
+  test('a Read of a hard link to a file outside the workspace asks the host', async () => {
+    const outside = makeTempDir('toolhost-outside-');
+    try {
+      writeFiles(outside, { 'secret.txt': 'outside\n' });
+      fs.linkSync(nodePath.join(outside, 'secret.txt'), nodePath.join(dir.path, 'copy.txt'));
+      const interactions = new FakeHost({ approval: () => ({ decision: 'reject' }) });
+      h = openHarness({ cwd: dir.path, builtins: true, interactions });
+      const [result] = await h.agent.executor.execute([{ id: '1', name: 'Read', arguments: { path: 'copy.txt' } }]);
+      expect(result!.outcome).toBe('denied');
+      expect(interactions.approvals.map((r) => r.approvalRule)).toEqual([`Read(${dir.path}/copy.txt)`]);
+    } finally {
+      removeDir(outside);
+    }
+  });
+
+  test('a hard link an earlier call of the batch made is noticed right before the Read runs', async () => {
+    writeFiles(dir.path, { '.env': 'API_KEY=hunter2\n', 'notes.txt': 'harmless\n' });
+    const linker = testTool('Linker', {
+      accesses: () => [ToolAccesses.writeTree(dir.path)],
+      execute: () => {
+        fs.rmSync(nodePath.join(dir.path, 'notes.txt'));
+        fs.linkSync(nodePath.join(dir.path, '.env'), nodePath.join(dir.path, 'notes.txt'));
+        return { output: 'linked' };
+      },
+    });
+    const interactions = new FakeHost({ approval: (request) => ({ decision: request.toolName === 'Linker' ? 'approve' : 'reject' }) });
+    h = openHarness({ cwd: dir.path, builtins: true, tools: [linker], interactions });
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'Linker', arguments: {} },
+      { id: '2', name: 'Read', arguments: { path: 'notes.txt' } },
+    ]);
+    expect(results.map((r) => [r.outcome, r.output])).toEqual([
+      ['executed', 'linked'],
+      ['denied', 'Tool "Read" was not run: the user rejected it. Do not retry the same call; choose a different approach or ask the user how to proceed.'],
+    ]);
+    expect(interactions.approvals.map((r) => r.toolName)).toEqual(['Linker', 'Read']);
+  });
+
+  test('an allow rule still admits a hard-linked file, and a file with one link is still an inside read', async () => {
+    writeFiles(dir.path, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    fs.linkSync(nodePath.join(dir.path, 'a.txt'), nodePath.join(dir.path, 'a-link.txt'));
+    h = openHarness({ cwd: dir.path, builtins: true, config: { approval: { allow: [`Read(${dir.path}/a-link.txt)`] } } });
+    const results = await h.agent.executor.execute([
+      { id: '1', name: 'Read', arguments: { path: 'a-link.txt' } },
+      { id: '2', name: 'Read', arguments: { path: 'b.txt' } },
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed']);
   });
 });

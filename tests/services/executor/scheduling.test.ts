@@ -242,6 +242,32 @@ describe('ToolScheduler', () => {
     expect(s.running()).toEqual([1, 2]);
   });
 
+  test('a running task retargeted onto the file of a running task waits for it; tasks its old accesses held back start', async () => {
+    const s = new ToolScheduler();
+    const t0 = s.add(w('/a'));
+    const t1 = s.add(w('/b'));
+    const t2 = s.add(r('/b'));
+    await s.whenStartable(t0);
+    await s.whenStartable(t1);
+    const started: number[] = [];
+    void s.whenStartable(t2).then(() => started.push(2));
+    // t1 was resolved again: it now writes /a, which t0 still writes.
+    void s.retarget(t1, w('/a')).then(() => started.push(1));
+    await new Promise((res) => setImmediate(res));
+    expect(started).toEqual([2]);
+    expect(s.running()).toEqual([0, 2]);
+    s.finish(t0);
+    await new Promise((res) => setImmediate(res));
+    expect(started).toEqual([2, 1]);
+    expect(s.running()).toEqual([1, 2]);
+  });
+
+  test('only a running task can be retargeted', () => {
+    const s = new ToolScheduler();
+    const t0 = s.add(w('/a'));
+    expect(() => s.retarget(t0, w('/b'))).toThrow('Task 0 is preparing, not running.');
+  });
+
   test('tasks that touch nothing never wait', async () => {
     const s = new ToolScheduler();
     s.add(ToolAccesses.all());
