@@ -75,7 +75,7 @@ export const BashConfigSchema = z
     stopLeftoverProcesses: z
       .boolean()
       .default(true)
-      .describe('When a foreground command exits, stop processes it left running in its process group.'),
+      .describe("When a foreground command exits, stop the processes it left running (in its process group, or carrying its run marker after leaving the group). With false they run on until toolhost exits, when its watchdog ends them."),
   })
   .refine((bash) => bash.defaultTimeoutS <= bash.maxTimeoutS, {
     message: 'defaultTimeoutS must not be larger than maxTimeoutS',
