@@ -476,7 +476,9 @@ function classifySimple(command: SimpleCommand, paths: string[], dir: { value: s
 /** Classifies a Bash command line (see the module comment for the rules). */
 export function classifyCommand(commandLine: string): CommandClassification {
   const parsed = parseShellCommand(commandLine);
-  if (parsed.opaque) return { readOnly: false, reason: 'uses command substitution, a subshell or group, a here-document, or unbalanced quotes' };
+  if (parsed.opaque) {
+    return { readOnly: false, reason: 'uses command substitution, a subshell or group, a compound command (if, for, while, time, …), a here-document, a syntax error or unbalanced quotes' };
+  }
   if (parsed.commands.length === 0) return { readOnly: false, reason: 'is empty' };
   const paths: string[] = [];
   const dir: { value: string | undefined } = { value: undefined };

@@ -138,7 +138,7 @@ describe('classifyCommand(): commands that are NOT read-only', () => {
     ['X=1 ls', 'sets a variable for the command (X=…)'],
     ['PATH=/tmp ls', 'sets a variable'],
     ['sudo ls', '"sudo" is not'],
-    ['time ls', '"time" is not'],
+    ['time ls', 'a compound command (if, for, while, time, …)'],
     ['timeout 5 ls', '"timeout" is not'],
     ['nohup ls', '"nohup" is not'],
     ['./script.sh', 'runs "./script.sh" by path'],
