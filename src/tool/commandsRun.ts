@@ -19,13 +19,15 @@ export type CommandsRun =
       readonly decided: true;
       /** The source text of each simple command (quotes as written), inner ones included. */
       readonly texts: readonly string[];
-      /** Each command that runs, as a pattern: character codes, ANY_TEXT for text known only at run time. */
+      /** Each command that runs, as a pattern: character codes, ANY_TEXT for text known only at run time, OPTIONAL_WORDS before it where a whole word may vanish. */
       readonly patterns: readonly (readonly number[])[];
     }
   | { readonly decided: false; readonly reason: string };
 
 /** In a pattern: any text, blanks included (a word or words decided at run time). */
 export const ANY_TEXT = -1;
+/** In a pattern, right before ANY_TEXT: nothing at all, or a blank and then the ANY_TEXT (a word that expands to no words, or to some). */
+export const OPTIONAL_WORDS = -2;
 
 interface RunWord {
   readonly text: string;
@@ -106,7 +108,7 @@ function analyzeWords(words: readonly RunWord[], depth: number, out: Collected):
 function joinWords(words: readonly RunWord[]): number[] {
   const out: number[] = [];
   words.forEach((word, i) => {
-    if (i > 0) out.push(32);
+    if (i > 0) out.push(...(word.pattern.length === 1 && word.pattern[0] === ANY_TEXT ? [OPTIONAL_WORDS] : [32]));
     out.push(...word.pattern);
   });
   return out;

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import picomatch from 'picomatch';
-import { ANY_TEXT, commandsRun } from './commandsRun';
+import { ANY_TEXT, commandsRun, OPTIONAL_WORDS } from './commandsRun';
 import { isMcpToolName } from './contract';
 import { parseShellCommand } from './shellSplit';
 
@@ -217,7 +217,8 @@ const MAX_INTERSECTION_STATES = 4_000_000;
 
 /**
  * Whether some text matches both a rule pattern and a command pattern (whose ANY_TEXT parts stand
- * for text known only at run time): a search over pairs of positions.
+ * for text known only at run time, and OPTIONAL_WORDS for words that may vanish): a search over
+ * pairs of positions.
  */
 function patternsIntersect(rule: readonly number[], subject: readonly number[]): boolean {
   const n = rule.length;
@@ -243,6 +244,12 @@ function patternsIntersect(rule: readonly number[], subject: readonly number[]):
     const s = subject[j];
     if (r === RULE_STAR) visit(i + 1, j);
     if (s === ANY_TEXT) visit(i, j + 1);
+    if (s === OPTIONAL_WORDS) {
+      // No words at all, or a blank and then the ANY_TEXT after it.
+      visit(i, j + 2);
+      if (r === 32 || r === RULE_ONE || r === RULE_STAR) visit(r === RULE_STAR ? i : i + 1, j + 1);
+      continue;
+    }
     if (r === undefined || s === undefined) continue;
     // Both sides take one character.
     if (r >= 0 && s >= 0 && r !== s) continue;

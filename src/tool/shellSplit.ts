@@ -214,6 +214,11 @@ class ShellParser {
       }
       const c = input[this.i]!;
       if (c === '\\' && input[this.i + 1] === '\n') {
+        // Between the characters of an operator (`&\<newline>&`), bash joins them: do not guess.
+        if ('&|;<>'.includes(input[this.i - 1] ?? ' ') && '&|;<>'.includes(input[this.i + 2] ?? ' ')) {
+          this.opaque = true;
+          this.incomplete = true;
+        }
         this.i += 2;
         continue;
       }
@@ -255,6 +260,9 @@ class ShellParser {
         this.i += op.length;
         continue;
       }
+      // Where a command word may be, bash reads `name[…]` to its `]` as one word, blanks included
+      // (an array element assignment, whose subscript is arithmetic).
+      if (cmd.words.length === cmd.assignments && !cmd.header && /^[A-Za-z_][A-Za-z0-9_]*\[/.test(input.slice(this.i, this.i + 256))) this.incomplete = true;
       const start = this.i;
       const word = this.readWord();
       if (this.i === start) {
@@ -332,6 +340,10 @@ class ShellParser {
     }
     const targetBlank = cmd.blank;
     const target = this.readWord();
+    // `> 2>f`, `> {v}>f`: bash reads `2>` as the next operator, so the first has no target.
+    if ((input[this.i] === '<' || input[this.i] === '>') && input[this.i + 1] !== '(' && /^([0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(target.raw)) {
+      this.opaque = true;
+    }
     text += (targetBlank ? ' ' : '') + target.raw;
     this.appendText(cmd, text, blank);
     cmd.redirections.push(fd !== undefined ? { op, fd, target: target.value } : { op, target: target.value });
@@ -547,6 +559,11 @@ class ShellParser {
     const input = this.input;
     const start = this.i;
     const next = input[this.i + 1];
+    // bash removes line continuations before it reads `$…`; do not guess what `$\<newline>x` became.
+    if (next === '\\' && input[this.i + 2] === '\n') {
+      this.opaque = true;
+      this.incomplete = true;
+    }
     if (!inDoubleQuotes && next === "'") {
       let end = this.i + 2;
       while (end < input.length && input[end] !== "'") end += input[end] === '\\' ? 2 : 1;
