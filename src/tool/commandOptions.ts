@@ -5,8 +5,23 @@
  * long option (`--out=f` is `--output=f`).
  */
 
-/** none: `-x`; required: `-x v`, `-xv`, `--name v`, `--name=v`; optional: `-xv`, `--name=v` only. */
-export type OptionArgument = 'none' | 'required' | 'optional';
+/**
+ * none: `-x`; required: `-x v`, `-xv`, `--name v`, `--name=v`; optional: `-xv`, `--name=v` only;
+ * next: optional, also as the next argument when one follows that is not an option (git's
+ * `--contains [<commit>]`).
+ */
+export type OptionArgument = 'none' | 'required' | 'optional' | 'next';
+
+/** A table from a compact list: `a b` take no value, `o=` one, `d?` an optional one, `c+` the next argument if any. */
+export function optionList(list: string): Record<string, OptionArgument> {
+  const out: Record<string, OptionArgument> = {};
+  for (const item of list.split(/\s+/).filter((x) => x !== '')) {
+    const mark = item[item.length - 1]!;
+    const kind: OptionArgument | undefined = mark === '=' ? 'required' : mark === '?' ? 'optional' : mark === '+' ? 'next' : undefined;
+    out[kind ? item.slice(0, -1) : item] = kind ?? 'none';
+  }
+  return out;
+}
 
 export interface OptionTable {
   /** Short options by letter. */
@@ -15,6 +30,10 @@ export interface OptionTable {
   readonly long?: Readonly<Record<string, OptionArgument>>;
   /** Options end at the first operand (getopt's `+`, as in `env`, `nice`, `xargs`): what follows is the command they run. Otherwise options and operands mix, as GNU getopt permutes them. */
   readonly stopAtOperand?: boolean;
+  /** `--no-NAME` turns a long option NAME off (git, ripgrep); it takes no value. */
+  readonly negatable?: boolean;
+  /** Words like `-5` are an option of their own (`head -5`, `git log -5`). */
+  readonly numberOption?: boolean;
 }
 
 export interface ParsedOption {
@@ -40,7 +59,7 @@ export function resolveLongOption(written: string, long: Readonly<Record<string,
   if (Object.prototype.hasOwnProperty.call(long, written)) return { name: written };
   const candidates = Object.keys(long).filter((name) => name.startsWith(written));
   if (candidates.length === 1) return { name: candidates[0]! };
-  if (candidates.length > 1) return { error: `--${written} is ambiguous (${candidates.map((c) => '--' + c).join(', ')})` };
+  if (candidates.length > 1) return { error: `uses --${written}, which is ambiguous (${candidates.map((c) => '--' + c).join(', ')})` };
   return { error: `uses --${written}, which is not a known option` };
 }
 
@@ -67,18 +86,31 @@ export function parseOptions(args: readonly string[], table: OptionTable): Parse
       const equals = arg.indexOf('=');
       const written = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
       const resolved = resolveLongOption(written, long);
+      if ('error' in resolved && table.negatable && written.startsWith('no-') && equals < 0) {
+        const base = resolveLongOption(written.slice(3), long);
+        if (!('error' in base)) {
+          options.push({ name: '--no-' + base.name, written: arg });
+          continue;
+        }
+      }
       if ('error' in resolved) return { ok: false, error: resolved.error };
       const name = '--' + resolved.name;
       const kind = long[resolved.name]!;
       if (equals >= 0) {
-        if (kind === 'none') return { ok: false, error: `${name} takes no value` };
+        if (kind === 'none') return { ok: false, error: `gives ${name} a value, which it does not take` };
         options.push({ name, value: arg.slice(equals + 1), written: arg });
       } else if (kind === 'required') {
-        if (i + 1 >= args.length) return { ok: false, error: `${name} needs a value` };
+        if (i + 1 >= args.length) return { ok: false, error: `uses ${name} without its value` };
+        options.push({ name, value: args[++i]!, written: arg });
+      } else if (kind === 'next' && i + 1 < args.length && !args[i + 1]!.startsWith('-')) {
         options.push({ name, value: args[++i]!, written: arg });
       } else {
         options.push({ name, written: arg });
       }
+      continue;
+    }
+    if (table.numberOption && /^-[0-9]+$/.test(arg)) {
+      options.push({ name: '-<number>', value: arg.slice(1), written: arg });
       continue;
     }
     for (let k = 1; k < arg.length; k++) {
@@ -93,7 +125,9 @@ export function parseOptions(args: readonly string[], table: OptionTable): Parse
       if (attached !== '') {
         options.push({ name: '-' + letter, value: attached, written: arg });
       } else if (kind === 'required') {
-        if (i + 1 >= args.length) return { ok: false, error: `-${letter} needs a value` };
+        if (i + 1 >= args.length) return { ok: false, error: `uses -${letter} without its value` };
+        options.push({ name: '-' + letter, value: args[++i]!, written: arg });
+      } else if (kind === 'next' && i + 1 < args.length && !args[i + 1]!.startsWith('-')) {
         options.push({ name: '-' + letter, value: args[++i]!, written: arg });
       } else {
         options.push({ name: '-' + letter, written: arg });
