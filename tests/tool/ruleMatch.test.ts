@@ -227,6 +227,9 @@ describe('matchCommandRule()', () => {
   test.each<[string, string]>([
     ['rm -rf *', 'rm $OPTS /'],
     ['rm -rf *', 'rm -r? x'],
+    // An unquoted expansion may vanish with its blank.
+    ['ls -la', 'ls $EMPTY -la'],
+    ['rm -rf *', 'rm ${EMPTY} -rf x'],
     ['git push *', "git 'push' --force"],
     ['git push:*', 'command git push'],
     ['git push:*', 'git push'],

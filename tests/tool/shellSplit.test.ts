@@ -134,6 +134,12 @@ describe('parseShellCommand()', () => {
     ['echo ${a[0]}'],
     ['cat <<EOF\n$(rm x)\nEOF'],
     ['echo ' + '$('.repeat(40) + ')'.repeat(40)],
+    // Where a command word may be, bash reads `name[…]` to its `]`, blanks included.
+    ['x[ a ] b'],
+    ['X=1 y[1 + 2]=3 ls'],
+    // Line continuations are removed before bash reads `$x` or `&&`.
+    ['echo $\\\nx'],
+    ['ls &\\\n& rm x'],
   ])('%j cannot be read completely', (input) => {
     const parsed = parseShellCommand(input);
     expect(parsed).toMatchObject({ opaque: true, incomplete: true });
@@ -147,6 +153,10 @@ describe('parseShellCommand()', () => {
     const parsed = parseShellCommand(input);
     expect(parsed.commands.map((c) => c.words)).toEqual(words);
     expect(parsed).toMatchObject({ opaque: true, incomplete: false });
+  });
+
+  test.each<[string]>([['ls > 2>f'], ['ls > {v}>f'], ['ls 2> >f']])('%j is a syntax error: the first redirection has no target', (input) => {
+    expect(parseShellCommand(input)).toMatchObject({ opaque: true, incomplete: false });
   });
 
   test('a very long line is read in one pass', () => {
