@@ -20,7 +20,7 @@ export { IInitialRuntime } from './services/runtime/runtime';
 export { IAgentOptions } from './services/workspace/workspace';
 export { IAgentToolContribution } from './di/toolContribution';
 export { CORE_APP_SERVICES, coreAppModule, coreAgentModule } from './scopes/coreModules';
-export { parseShellCommand, type ParsedShellCommand, type SimpleCommand, type Redirection } from './tool/shellSplit';
+export { parseShellCommand, type ParsedShellCommand, type SimpleCommand, type Redirection, type WordExpansions } from './tool/shellSplit';
 export { providerSchema, providerToolListProblems, PROVIDER_TOOL_NAME_PATTERN } from './tool/modelToolFormats';
 export { RerunUntilStable } from './base/rerunUntilStable';
 export { packageVersion } from './base/packageInfo';

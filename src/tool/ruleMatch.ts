@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import picomatch from 'picomatch';
+import { ANY_TEXT, commandsRun, OPTIONAL_WORDS } from './commandsRun';
 import { isMcpToolName } from './contract';
 import { rewriteGlobBackslashes } from './globBackslashes';
 import { parseShellCommand } from './shellSplit';
@@ -172,26 +173,94 @@ export type RuleMatchMode = 'allow' | 'deny';
 
 function commandPositive(body: string, command: string, mode: RuleMatchMode): boolean {
   if (body === '*') return true;
-  const parsed = parseShellCommand(command);
-  const parts = parsed.commands.map((c) => c.text);
   if (mode === 'allow') {
+    const parsed = parseShellCommand(command);
+    const parts = parsed.commands.map((c) => c.text);
     // A rule written for exactly this command (a stored session grant) covers it, whatever it holds.
     if (!hasUnescapedGlob(body) && unescapeRule(body).trim() === command.trim()) return true;
     if (parsed.opaque || parts.length === 0) return false;
     return parts.every((part) => matchesOneCommand(body, part));
   }
-  const whole = command.trim();
-  if (matchesOneCommand(body, whole) || parts.some((part) => matchesOneCommand(body, part))) return true;
-  // A deny rule also looks inside substitutions and groups: `echo $(rm -rf x)` runs `rm -rf x`.
-  return parsed.opaque && nestedCommandTexts(command).some((part) => matchesOneCommand(body, part));
+  if (matchesOneCommand(body, command.trim())) return true;
+  // A deny rule fires when any command the line may run could match it, whatever the spelling;
+  // what cannot be decided (a command name known only at run time, `eval $x`, `source`, …) matches.
+  const runs = commandsRun(command);
+  if (!runs.decided) return true;
+  if (runs.texts.some((text) => matchesOneCommand(body, text))) return true;
+  const rules = rulePatterns(body);
+  return runs.patterns.some((subject) => rules.some((rule) => patternsIntersect(rule, subject)));
 }
 
-/** The simple commands inside `$(…)`, backticks, `<(…)`, `>(…)` and `( … )` groups, roughly. */
-function nestedCommandTexts(command: string): string[] {
-  return command
-    .split(/\$\(|`|<\(|>\(|\(/)
-    .slice(1)
-    .flatMap((fragment) => parseShellCommand(fragment.replace(/[)`\s]+$/, '').replace(/\).*$/s, '')).commands.map((c) => c.text));
+/** In rule patterns: `*` (any text) and `?` (any one character); other entries are character codes. */
+const RULE_STAR = -1;
+const RULE_ONE = -2;
+
+/** A command rule as patterns over a command's text: a glob, or `prefix:*` as `prefix` and `prefix *`. */
+function rulePatterns(body: string): number[][] {
+  const toPattern = (glob: string, literal: boolean): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < glob.length; i++) {
+      const c = glob[i]!;
+      if (!literal && c === '\\' && i + 1 < glob.length) out.push(glob.charCodeAt(++i));
+      else if (!literal && c === '*') out.push(RULE_STAR);
+      else if (!literal && c === '?') out.push(RULE_ONE);
+      else out.push(glob.charCodeAt(i));
+    }
+    return out;
+  };
+  if (body.endsWith(':*') && !body.endsWith('\\:*')) {
+    const prefix = toPattern(unescapeRule(body.slice(0, -2)).trim(), true);
+    return [prefix, [...prefix, 32, RULE_STAR]];
+  }
+  return [toPattern(body.replace(/\s+/g, ' '), false)];
+}
+
+/** Past this many states the intersection is not computed, and a deny rule counts as matching. */
+const MAX_INTERSECTION_STATES = 4_000_000;
+
+/**
+ * Whether some text matches both a rule pattern and a command pattern (whose ANY_TEXT parts stand
+ * for text known only at run time, and OPTIONAL_WORDS for words that may vanish): a search over
+ * pairs of positions.
+ */
+function patternsIntersect(rule: readonly number[], subject: readonly number[]): boolean {
+  const n = rule.length;
+  const m = subject.length;
+  const width = m + 1;
+  if ((n + 1) * width > MAX_INTERSECTION_STATES) return true;
+  const seen = new Uint8Array((n + 1) * width);
+  const stack: number[] = [0];
+  seen[0] = 1;
+  const visit = (i: number, j: number) => {
+    const state = i * width + j;
+    if (!seen[state]) {
+      seen[state] = 1;
+      stack.push(state);
+    }
+  };
+  while (stack.length > 0) {
+    const state = stack.pop()!;
+    const i = Math.floor(state / width);
+    const j = state % width;
+    if (i === n && j === m) return true;
+    const r = rule[i];
+    const s = subject[j];
+    if (r === RULE_STAR) visit(i + 1, j);
+    if (s === ANY_TEXT) visit(i, j + 1);
+    if (s === OPTIONAL_WORDS) {
+      // No words at all, or a blank and then the ANY_TEXT after it.
+      visit(i, j + 2);
+      if (r === 32 || r === RULE_ONE || r === RULE_STAR) visit(r === RULE_STAR ? i : i + 1, j + 1);
+      continue;
+    }
+    if (r === undefined || s === undefined) continue;
+    // Both sides take one character.
+    if (r >= 0 && s >= 0 && r !== s) continue;
+    const nextI = r === RULE_STAR ? i : i + 1;
+    const nextJ = s === ANY_TEXT ? j : j + 1;
+    if (nextI !== i || nextJ !== j) visit(nextI, nextJ);
+  }
+  return false;
 }
 
 /**

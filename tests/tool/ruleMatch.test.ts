@@ -74,6 +74,13 @@ describe('matchCommandRule()', () => {
     ['npm run test\\*', 'npm run tests', false],
     ['cat ?.txt', 'cat a.txt', true],
     ['', 'whatever', true],
+    // ANSI-C quoting: `\'` does not end the word, so `; touch pwned` is a command of its own.
+    ['git *', "git status $'a\\'b' ; touch pwned #'", false],
+    ['git *', "git log --format=$'%h\\t%s'", true],
+    ['git *', 'git status && $X', false],
+    ['git *', 'git log $(($(rm x)))', false],
+    ['ls *', 'ls &&', false],
+    ['ls *', 'ls -la ; ;', false],
   ])('allow %j covers %j: %s', (pattern, command, expected) => {
     expect(matchCommandRule(pattern, command, 'allow')).toBe(expected);
   });
@@ -86,6 +93,150 @@ describe('matchCommandRule()', () => {
     ['!git *', 'git status && git diff', false],
   ])('deny %j fires on %j: %s', (pattern, command, expected) => {
     expect(matchCommandRule(pattern, command, 'deny')).toBe(expected);
+  });
+
+  // Each of these runs rm; a deny (or ask) rule `rm *` fires on every one.
+  test.each<[string]>([
+    ['rm -rf x'],
+    ['\\rm -rf x'],
+    ["r''m -rf x"],
+    ['r"m" x'],
+    ['r\\m x'],
+    ["$'rm' x"],
+    ['X=1 rm x'],
+    ['X=1 Y="a b" rm x'],
+    ['/bin/rm x'],
+    ['./rm x'],
+    ['command rm x'],
+    ['command -p rm x'],
+    ['builtin eval "rm x"'],
+    ['exec rm x'],
+    ['exec -a name rm x'],
+    ['env rm x'],
+    ['env -i X=1 rm x'],
+    ['env --unset=X -- rm x'],
+    ['env -u X rm x'],
+    ['nice rm x'],
+    ['nice -n 5 rm x'],
+    ['nice -5 rm x'],
+    ['nice --adj=5 rm x'],
+    ['nohup rm x &'],
+    ['nohup -- rm x'],
+    ['timeout 5 rm x'],
+    ['timeout -s KILL -k 1 5s rm x'],
+    ['timeout --signal=TERM --preserve 5 rm x'],
+    ['echo a | xargs rm'],
+    ['ls | xargs -0 -n 1 rm -f'],
+    ['xargs -I{} rm {} < list'],
+    ['xargs -a list rm'],
+    ['sudo rm x'],
+    ['sudo -u root -- rm x'],
+    ['sudo -E HOME=/x rm x'],
+    ['doas -u root rm x'],
+    ['time rm x'],
+    ['/usr/bin/time -f %e rm x'],
+    ['setsid -f rm x'],
+    ['stdbuf -o0 rm x'],
+    ['busybox rm x'],
+    ['watch rm x'],
+    ['watch -n 1 -x rm x'],
+    ['find . -name "*.o" -exec rm {} \\;'],
+    ['find . -execdir rm -f {} +'],
+    ['nohup nice -n 1 env X=1 timeout 5 command rm x'],
+    ['eval "rm x"'],
+    ["eval 'ls; rm x'"],
+    ['bash -c "rm x"'],
+    ['sh -c "ls && rm x"'],
+    ["bash -e -o pipefail -c 'rm x'"],
+    ["bash -lc 'rm x'"],
+    ["sudo sh -c 'cd /; rm x'"],
+    ["trap 'rm x' EXIT"],
+    ["alias ll='rm x'"],
+    ['echo $(rm x)'],
+    ['echo "`rm x`"'],
+    ['cat <(rm x)'],
+    ['(cd y && rm x)'],
+    ['{ rm x; }'],
+    ['if true; then rm x; fi'],
+    ['for f in a; do rm $f; done'],
+    ['while true; do rm x; done'],
+    ['f() { rm x; }; f'],
+    ['! rm x'],
+    ['ls && rm x'],
+    ['ls\nrm x'],
+    ["git status $'a\\'b' ; rm x #'"],
+  ])('deny "rm *" fires on %j', (command) => {
+    expect(matchCommandRule('rm *', command, 'deny')).toBe(true);
+  });
+
+  // What cannot be decided counts as matching: the command name is known only when it runs, or
+  // a shell is given a string that is, or the line holds something the parser does not follow.
+  test.each<[string]>([
+    ['{rm,-f,a}'],
+    ['$CMD x'],
+    ['"$RM" x'],
+    ['rm$IFS-rf x'],
+    ['$(echo rm) x'],
+    ['`echo rm` x'],
+    ['r? x'],
+    ['~/bin/tool x'],
+    ['eval "$X"'],
+    ['eval $(cat cmd)'],
+    ['bash -c "$CMD"'],
+    ['sh script.sh'],
+    ['curl -s x | bash'],
+    ['source env.sh'],
+    ['. env.sh'],
+    ['env $OPTS ls'],
+    ['xargs $OPTS ls'],
+    ['env -S "ls -l" x'],
+    ['sudo -h x ls'],
+    ['find . $ACTION'],
+    ["trap \"$X\" EXIT"],
+    ['let x=1'],
+    ['hash -p /bin/rm ls'],
+    ['echo $((x))'],
+    ['[[ -f x ]]'],
+    ['case x in a) ls;; esac'],
+    ["x='a[$(rm y)]'; [ -v \"$x\" ]"],
+  ])('deny "git push *" fires on the undecidable %j', (command) => {
+    expect(matchCommandRule('git push *', command, 'deny')).toBe(true);
+    expect(matchCommandRule('git push *', command, 'allow')).toBe(false);
+  });
+
+  test.each<[string, string]>([
+    ['rm *', 'echo rm -rf x'],
+    ['rm *', 'git rm x'],
+    ['rm *', 'command -v rm'],
+    ['rm *', 'rmdir x'],
+    ['rm *', 'grep -r "rm -rf" .'],
+    ['rm *', 'echo $HOME && ls *.ts ~/x'],
+    ['rm *', 'find ~/src -name rm -print'],
+    ['rm *', 'xargs echo < list'],
+    ['rm *', 'cat a | head -5'],
+    ['rm *', "bash -c 'ls -la'"],
+    ['rm *', 'for f in rm; do echo $f; done'],
+    ['rm -rf *', 'rm -f *.o'],
+    ['rm -rf *', 'rm -f a.txt'],
+    ['git push *', 'git status'],
+    ['git push:*', 'git pushx'],
+  ])('deny %j does not fire on %j', (pattern, command) => {
+    expect(matchCommandRule(pattern, command, 'deny')).toBe(false);
+  });
+
+  test.each<[string, string]>([
+    ['rm -rf *', 'rm $OPTS /'],
+    ['rm -rf *', 'rm -r? x'],
+    // An unquoted expansion may vanish with its blank.
+    ['ls -la', 'ls $EMPTY -la'],
+    ['rm -rf *', 'rm ${EMPTY} -rf x'],
+    ['git push *', "git 'push' --force"],
+    ['git push:*', 'command git push'],
+    ['git push:*', 'git push'],
+    ['curl *', '/usr/bin/curl -s x'],
+    ['/usr/bin/curl *', '/usr/bin/curl -s x'],
+  ])('deny %j fires on %j (words known only when it runs may be anything)', (pattern, command) => {
+    expect(matchCommandRule(pattern, command, 'deny')).toBe(true);
   });
 
   test('a literal rule made from a command matches exactly that command', () => {

@@ -1,4 +1,5 @@
 import * as nodePath from 'node:path';
+import { type OptionTable, optionList, parseOptions, type ParsedOption } from '../../../tool/commandOptions';
 import { parseShellCommand, type Redirection, type SimpleCommand } from '../../../tool/shellSplit';
 
 /**
@@ -33,20 +34,31 @@ type ArgumentCheck = (args: readonly string[]) => string | undefined;
 
 const anyArguments: ArgumentCheck = () => undefined;
 
-/** Refuses the given options, exact or as `--opt=value`; single-letter ones also inside `-xyz` groups. */
-function withoutOptions(...options: string[]): ArgumentCheck {
-  const letters = options.filter((o) => /^-[A-Za-z]$/.test(o)).map((o) => o[1]!);
+/**
+ * Options checked against the command's own option table, parsed as the program parses them (so
+ * `--out=f` is `--output=f`, `-nof` is `-n -o f`): an option not in the table, or one listed as
+ * writing, makes the command not read-only. The table is an allowlist; the writing options are
+ * in it so that abbreviations resolve as they do in the program.
+ */
+interface CommandOptions extends OptionTable {
+  /** Full names (`-o`, `--output`) of options that write files or run a program. */
+  readonly writes?: readonly string[];
+  /** The operands and options once parsed: why they make the command not read-only, if they do. */
+  readonly then?: (parsed: { readonly options: readonly ParsedOption[]; readonly operands: readonly string[] }) => string | undefined;
+}
+
+function withOptions(spec: CommandOptions): ArgumentCheck {
   return (args) => {
-    for (const arg of args) {
-      if (arg === '--') break;
-      const name = arg.startsWith('--') ? arg.split('=')[0]! : arg;
-      if (options.includes(name)) return `uses ${name}`;
-      if (/^-[A-Za-z]/.test(arg) && !arg.startsWith('--') && letters.some((l) => arg.slice(1).includes(l))) {
-        return `uses ${arg}`;
-      }
-    }
-    return undefined;
+    const parsed = parseOptions(args, spec);
+    if (!parsed.ok) return parsed.error;
+    const writing = parsed.options.find((o) => spec.writes?.includes(o.name));
+    if (writing) return `uses ${writing.written === writing.name ? writing.name : `${writing.written} (${writing.name})`}, which writes files or runs a program`;
+    return spec.then?.(parsed);
   };
+}
+
+function atMostOperandsOf(n: number): CommandOptions['then'] {
+  return ({ operands }) => (operands.length > n ? `has more than ${n} file operand${n === 1 ? '' : 's'} (the next one is written)` : undefined);
 }
 
 function operands(args: readonly string[]): string[] {
@@ -59,27 +71,34 @@ function operands(args: readonly string[]): string[] {
   return out;
 }
 
-/** At most `n` operands (`uniq in out` and `xxd in out` write their second operand). */
-function atMostOperands(n: number): ArgumentCheck {
-  return (args) => (operands(args).length > n ? `has more than ${n} file operand${n === 1 ? '' : 's'} (the next one is written)` : undefined);
-}
-
 const noArguments: ArgumentCheck = (args) => (args.length > 0 ? 'has arguments (with arguments it changes something or runs a command)' : undefined);
 
-const both =
-  (...checks: ArgumentCheck[]): ArgumentCheck =>
-  (args) => {
-    for (const check of checks) {
-      const reason = check(args);
-      if (reason) return reason;
-    }
-    return undefined;
-  };
-
+/** find's expressions that only test or print; those that take a value. */
+const FIND_TESTS_WITH_VALUE = new Set(
+  ('-name -iname -path -ipath -wholename -iwholename -regex -iregex -regextype -type -xtype -size -mtime -mmin -atime -amin -ctime ' +
+    '-cmin -used -newer -anewer -cnewer -perm -user -group -uid -gid -links -inum -samefile -lname -ilname -fstype -maxdepth -mindepth ' +
+    '-printf -context -files0-from').split(' '),
+);
+const FIND_TESTS = new Set(
+  ('-print -print0 -ls -prune -quit -true -false -not -a -and -o -or -empty -readable -writable -executable -nouser -nogroup -depth -d ' +
+    '-mount -xdev -noleaf -follow -ignore_readdir_race -noignore_readdir_race -daystart -warn -nowarn -help --help -version --version ! ( ) ,').split(' '),
+);
 const FIND_WRITE_ACTIONS = ['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls'];
 const findCheck: ArgumentCheck = (args) => {
-  const action = args.find((a) => FIND_WRITE_ACTIONS.includes(a));
-  return action ? `uses ${action}` : undefined;
+  let i = 0;
+  while (i < args.length && /^-([HLP]|O[0-9]*)$/.test(args[i]!)) i++;
+  while (i < args.length && !args[i]!.startsWith('-') && !['!', '(', ')', ','].includes(args[i]!)) i++; // starting points
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (FIND_WRITE_ACTIONS.includes(arg)) return `uses ${arg}, which writes files or runs a program`;
+    if (FIND_TESTS_WITH_VALUE.has(arg) || /^-newer[aBcmt][aBcmt]$/.test(arg)) {
+      if (++i >= args.length) return `uses ${arg} without its value`;
+      continue;
+    }
+    if (FIND_TESTS.has(arg)) continue;
+    return arg.startsWith('-') ? `uses ${arg}, which is not a known find expression` : `has "${arg}" where an expression is expected`;
+  }
+  return undefined;
 };
 
 const commandCheck: ArgumentCheck = (args) => (args[0] === '-v' || args[0] === '-V' ? undefined : 'runs another command');
@@ -116,6 +135,8 @@ const awkCheck: ArgumentCheck = (args) => {
   }
   if (program === undefined) return 'has no program';
   if (/\bsystem\s*\(/.test(program)) return 'calls system()';
+  // gawk extensions (rwarray's writea, inplace) write files.
+  if (/@\s*(load|include)\b/.test(program)) return 'loads an extension or includes a file (@load, @include)';
   if (/\b(print|printf)\b[^;{}]*>/.test(program)) return 'prints to a file';
   if (/\|/.test(program.replace(/\|\|/g, ''))) return 'pipes to or from a command';
   return undefined;
@@ -252,53 +273,123 @@ const sedCheck: ArgumentCheck = (args) => {
 
 // ---- git ----------------------------------------------------------------------------------------
 
+/** Subcommands whose options only choose what is printed (none writes a file or runs a program). */
 const GIT_ANY = new Set([
-  'status', 'log', 'show', 'diff', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'annotate', 'shortlog', 'describe', 'grep',
-  'cat-file', 'rev-list', 'merge-base', 'show-ref', 'name-rev', 'for-each-ref', 'count-objects', 'check-ignore', 'check-attr',
-  'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'version', 'var', 'ls-remote', 'cherry', 'show-branch',
+  'status', 'rev-parse', 'ls-files', 'ls-tree', 'describe', 'cat-file', 'merge-base', 'show-ref', 'name-rev', 'for-each-ref',
+  'count-objects', 'check-ignore', 'check-attr', 'version', 'var',
 ]); // prettier-ignore
 
-/** Options that write a file or run a program whatever the subcommand. */
-const gitCommonCheck = withoutOptions('--output', '--ext-diff', '--open-files-in-pager', '-O');
+/** The options of log, show, diff, blame and the like; `--output`, `--ext-diff` and `--show-signature` (gpg) are the writing ones. */
+const GIT_HISTORY: CommandOptions = {
+  short: optionList('p u s z R a b w W t r c m q i E F P D g v n= U= S= G= O= L= l= M? C? B?'),
+  long: optionList(`
+    patch no-patch raw patch-with-raw patch-with-stat numstat shortstat summary stat? stat-width= stat-name-width= stat-graph-width=
+    stat-count= compact-summary dirstat? cumulative dirstat-by-file? name-only name-status check full-index binary abbrev? unified=
+    inter-hunk-context= function-context output= output-indicator-new= output-indicator-old= output-indicator-context= indent-heuristic
+    minimal patience histogram anchored= diff-algorithm= color? color-moved? color-moved-ws= color-words? word-diff? word-diff-regex=
+    ws-error-highlight= renames rename-empty find-renames? find-copies? find-copies-harder break-rewrites? irreversible-delete
+    diff-filter= find-object= pickaxe-all pickaxe-regex skip-to= rotate-to= relative? text ignore-cr-at-eol ignore-space-at-eol
+    ignore-space-change ignore-all-space ignore-blank-lines ignore-matching-lines= exit-code quiet ext-diff textconv ignore-submodules?
+    submodule? src-prefix= dst-prefix= prefix default-prefix line-prefix= ita-invisible-in-index ita-visible-in-index cached staged
+    merge-base index follow full-diff combined-all-paths cc remerge-diff dd diff-merges= first-parent merges all branches? tags?
+    remotes? glob= exclude= exclude-hidden= reflog alternate-refs not boundary left-right left-only right-only cherry cherry-mark
+    cherry-pick reverse topo-order date-order author-date-order graph oneline abbrev-commit decorate? decorate-refs=
+    decorate-refs-exclude= clear-decorations source use-mailmap mailmap log-size parents children relative-date regexp-ignore-case
+    extended-regexp fixed-strings perl-regexp basic-regexp all-match invert-grep grep= author= committer= grep-reflog= since= after=
+    until= before= since-as-filter= max-count= skip= min-parents= max-parents= simplify-by-decoration simplify-merges full-history
+    dense sparse ancestry-path? show-linear-break? walk-reflogs walk? do-walk date= format= pretty? encoding= expand-tabs? notes?
+    show-notes? standard-notes show-pulls bisect stdin objects objects-edge unpacked count timestamp header root commit-id always
+    show-signature single-worktree ignore-missing in-commit-order incremental porcelain line-porcelain score-debug show-name
+    show-number show-email contents= ignore-rev= ignore-revs-file= color-lines color-by-age show-stats progress numbered email
+    group= more? list independent current sha1-name topics`),
+  negatable: true,
+  numberOption: true,
+  writes: ['--output', '--ext-diff', '--show-signature'],
+  // `%G` placeholders verify signatures, which runs gpg (gpg.program).
+  then: ({ options }) => (options.some((o) => (o.name === '--format' || o.name === '--pretty') && o.value?.includes('%G')) ? 'verifies signatures (%G…), which runs gpg' : undefined),
+};
 
-/** For `git branch` and `git tag`: listing only. */
-function gitListingCheck(writeOptions: readonly string[], valueOptions: readonly string[]): ArgumentCheck {
-  return (args) => {
-    const listing = args.includes('--list') || args.includes('-l');
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i]!;
-      const name = arg.split('=')[0]!;
-      if (writeOptions.includes(name)) return `uses ${arg}`;
-      if (valueOptions.includes(arg)) {
-        i++;
-        continue;
-      }
-      if (!arg.startsWith('-') && !listing) return `creates or changes "${arg}" (use --list to filter by pattern)`;
-    }
-    return undefined;
-  };
+const gitHistoryCheck = withOptions(GIT_HISTORY);
+
+function listingOnly(what: string): CommandOptions['then'] {
+  return ({ options, operands }) =>
+    operands.length > 0 && !options.some((o) => o.name === '-l' || o.name === '--list') ? `${what} "${operands[0]}" (use --list to filter by pattern)` : undefined;
 }
 
 const GIT_SUBCOMMAND_CHECKS: Record<string, ArgumentCheck> = {
-  branch: gitListingCheck(
-    ['-d', '-D', '--delete', '-m', '-M', '--move', '-c', '-C', '--copy', '-u', '--set-upstream-to', '--unset-upstream', '--edit-description', '-f', '--force', '-t', '--track', '--no-track', '--create-reflog'],
-    ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'],
+  ...Object.fromEntries(
+    ['log', 'show', 'diff', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'rev-list', 'cherry', 'show-branch', 'blame', 'annotate'].map(
+      (name) => [name, gitHistoryCheck],
+    ),
   ),
-  tag: gitListingCheck(
-    ['-d', '--delete', '-a', '--annotate', '-s', '--sign', '-u', '--local-user', '-f', '--force', '-m', '--message', '-F', '--file', '-e', '--edit', '--create-reflog', '-v', '--verify'],
-    ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'],
-  ),
-  remote: (args) => (args.length === 0 || ['-v', '--verbose', 'get-url', 'show'].includes(args[0]!) ? undefined : `runs "git remote ${args[0]}"`),
-  stash: (args) => (args[0] === 'list' || args[0] === 'show' ? undefined : 'changes the stash'),
-  worktree: (args) => (args[0] === 'list' ? undefined : 'changes worktrees'),
-  reflog: (args) => (args.length === 0 || args[0] === 'show' || (args[0]!.startsWith('-') && !args.includes('expire') && !args.includes('delete')) ? undefined : 'changes the reflog'),
-  config: (args) => {
-    if (args[0] === 'get' || args[0] === 'list') return undefined;
-    const reading = args.some((a) => ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', '--get-color', '--get-colorbool'].includes(a));
-    const writing = args.some((a) => ['--add', '--unset', '--unset-all', '--replace-all', '--rename-section', '--remove-section', '-e', '--edit'].includes(a));
-    return reading && !writing ? undefined : 'may set configuration (only --get/--list forms are read-only)';
+  // In shortlog, -n is --numbered and -w[<width>] wraps.
+  shortlog: withOptions({ ...GIT_HISTORY, short: { ...GIT_HISTORY.short, n: 'none', w: 'optional' } }),
+  grep: withOptions({
+    short: optionList('a i I r v h H E G P F n l L z o c p W q w O? C= A= B= m= f= e='),
+    long: optionList(`cached index untracked exclude-standard recurse-submodules text textconv ignore-case max-depth= recursive word-regexp
+      invert-match full-name extended-regexp basic-regexp perl-regexp fixed-strings line-number column files-with-matches name-only
+      files-without-match null only-matching count color? break heading show-function context= after-context= before-context=
+      function-context max-count= threads= file= and or not all-match quiet open-files-in-pager?`),
+    negatable: true,
+    numberOption: true,
+    writes: ['-O', '--open-files-in-pager'],
+  }),
+  'ls-remote': withOptions({
+    short: optionList('h t b q o= u='),
+    long: optionList('heads tags branches refs quiet exit-code get-url sort= symref server-option= upload-pack='),
+    writes: ['-u', '--upload-pack'],
+  }),
+  remote: (args) => {
+    let i = 0;
+    while (args[i] === '-v' || args[i] === '--verbose') i++;
+    const subcommand = args[i];
+    if (subcommand === undefined) return undefined;
+    if (subcommand === 'show') return withOptions({ short: optionList('n') })(args.slice(i + 1));
+    if (subcommand === 'get-url') return withOptions({ long: optionList('push all'), then: atMostOperandsOf(1) })(args.slice(i + 1));
+    return `runs "git remote ${subcommand}"${subcommand.startsWith('-') ? '' : ', which changes remotes or fetches'}`;
   },
-  'symbolic-ref': both(withoutOptions('-d', '--delete'), atMostOperands(1)),
+  branch: withOptions({
+    short: optionList('a r l v q i d D m M c C f t u='),
+    long: optionList(`all remotes list verbose quiet abbrev= color? column? sort= merged+ no-merged+ contains+ no-contains+ points-at=
+      format= ignore-case omit-empty show-current delete move copy set-upstream-to= unset-upstream edit-description force track?
+      create-reflog recurse-submodules`),
+    negatable: true,
+    writes: ['-d', '-D', '--delete', '-m', '-M', '--move', '-c', '-C', '--copy', '-u', '--set-upstream-to', '--unset-upstream', '--edit-description',
+      '-f', '--force', '-t', '--track', '--no-track', '--create-reflog', '--recurse-submodules'], // prettier-ignore
+    then: listingOnly('creates or changes'),
+  }),
+  tag: withOptions({
+    short: optionList('l i d a s f e v n? u= m= F='),
+    long: optionList(`list sort= color? column? contains+ no-contains+ merged+ no-merged+ points-at= format= ignore-case omit-empty delete
+      annotate sign local-user= force message= file= edit create-reflog cleanup= trailer= verify`),
+    negatable: true,
+    writes: ['-d', '--delete', '-a', '--annotate', '-s', '--sign', '-u', '--local-user', '-f', '--force', '-m', '--message', '-F', '--file',
+      '-e', '--edit', '--create-reflog', '--cleanup', '--trailer', '-v', '--verify'], // prettier-ignore
+    then: listingOnly('creates or changes'),
+  }),
+  stash: (args) => (args[0] === 'list' || args[0] === 'show' ? gitHistoryCheck(args.slice(1)) : 'changes the stash'),
+  worktree: (args) => (args[0] === 'list' ? withOptions({ short: optionList('v z'), long: optionList('porcelain verbose expire=') })(args.slice(1)) : 'changes worktrees'),
+  reflog: (args) => {
+    if (args.length === 0 || args[0]!.startsWith('-')) return gitHistoryCheck(args);
+    if (args[0] === 'show') return gitHistoryCheck(args.slice(1));
+    return args[0] === 'exists' ? undefined : 'changes the reflog';
+  },
+  config: withOptions({
+    short: optionList('l z e f='),
+    long: optionList(`get get-all get-regexp get-urlmatch list get-color get-colorbool global system local worktree file= blob= type= bool int
+      bool-or-int path expiry-date null name-only show-origin show-scope includes default= fixed-value add unset unset-all replace-all
+      rename-section remove-section edit comment= all regexp= value= url=`),
+    negatable: true,
+    writes: ['--add', '--unset', '--unset-all', '--replace-all', '--rename-section', '--remove-section', '-e', '--edit', '--comment'],
+    then: ({ options, operands }) => {
+      const reading = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool'];
+      if (operands[0] === 'get') return operands.length > 2 ? 'sets configuration (too many operands for get)' : undefined;
+      if (operands[0] === 'list' || options.some((o) => o.name === '--list' || o.name === '-l')) return operands.length > (operands[0] === 'list' ? 1 : 0) ? 'may set configuration (list takes no operands)' : undefined;
+      if (options.some((o) => reading.includes(o.name))) return operands.length > 3 ? 'may set configuration (too many operands)' : undefined;
+      return 'may set configuration (only --get/--list forms are read-only)';
+    },
+  }),
+  'symbolic-ref': withOptions({ short: optionList('q d m='), long: optionList('quiet short recurse delete'), negatable: true, writes: ['-d', '--delete', '-m'], then: atMostOperandsOf(1) }),
 };
 
 /** Global options before the subcommand; `-C <dir>` changes directory (returned as a path). */
@@ -320,14 +411,104 @@ function gitCheck(args: readonly string[], paths: string[], dir: string | undefi
   const subcommand = args[i];
   if (subcommand === undefined) return 'has no subcommand';
   const rest = args.slice(i + 1);
-  const common = gitCommonCheck(rest);
-  if (common) return common;
   if (GIT_ANY.has(subcommand)) return undefined;
-  const check = GIT_SUBCOMMAND_CHECKS[subcommand];
+  const check = Object.prototype.hasOwnProperty.call(GIT_SUBCOMMAND_CHECKS, subcommand) ? GIT_SUBCOMMAND_CHECKS[subcommand] : undefined;
   if (!check) return `"git ${subcommand}" is not a read-only git subcommand`;
   const reason = check(rest);
   return reason ? `"git ${subcommand}" ${reason}` : undefined;
 }
+
+// ---- commands with options that write -------------------------------------------------------------
+
+const sortCheck = withOptions({
+  short: optionList('b d f g h i M n R r V c C m s u z k= t= S= T= o='),
+  long: optionList(`ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort
+    human-numeric-sort numeric-sort random-sort random-source= reverse sort= version-sort batch-size= check? compress-program= debug
+    files0-from= key= merge output= stable buffer-size= field-separator= temporary-directory= parallel= unique zero-terminated help
+    version`),
+  writes: ['-o', '--output', '--compress-program'],
+});
+
+const uniqCheck = withOptions({
+  short: optionList('c d i u z D? f= s= w='),
+  long: optionList('count repeated all-repeated? group? skip-fields= ignore-case skip-chars= unique zero-terminated check-chars= help version'),
+  then: atMostOperandsOf(1),
+});
+
+const dateCheck = withOptions({
+  short: optionList('R u d= f= r= s= I?'),
+  long: optionList('date= file= iso-8601? resolution rfc-email rfc-3339= reference= set= debug utc universal help version'),
+  writes: ['-s', '--set'],
+  // An operand without `+` (MMDDhhmm…) sets the clock.
+  then: ({ operands }) => (operands.length > 1 || operands.some((o) => !o.startsWith('+')) ? 'sets the clock (an operand that is not +FORMAT)' : undefined),
+});
+
+const fileCheck = withOptions({
+  short: optionList('b c C d E h i k l L N n p r s S v z Z 0 e= F= f= m= P='),
+  long: optionList(`apple brief checking-printout compile debug exclude= exclude-quiet= extension files-from= separator= mime mime-type
+    mime-encoding keep-going list dereference no-dereference magic-file= no-buffer no-pad print0 preserve-date parameter= raw
+    special-files no-sandbox uncompress uncompress-noreport version help`),
+  // --compile writes a .mgc file; --preserve-date sets access times back.
+  writes: ['-C', '--compile', '-p', '--preserve-date'],
+});
+
+const treeCheck = withOptions({
+  short: optionList('a d l f x i q N Q p u g s h D F v t c U r S n C A X J R L= P= I= o= H= T='),
+  long: optionList(`inodes device noreport nolinks dirsfirst filesfirst si du prune matchdirs fromfile fromtabfile charset= filelimit=
+    timefmt= sort= ignore-case gitignore gitfile= info infofile= metafirst hyperlink scheme= authority= opt-toggle help version`),
+  // -o writes its output to a file; -R runs tree again in each directory with `-o 00Tree.html`.
+  writes: ['-o', '-R'],
+});
+
+const hostnameCheck = withOptions({
+  short: optionList('a A d f i I s y b F='),
+  long: optionList('alias all-fqdns domain fqdn long ip-address all-ip-addresses short yp nis boot file= help version'),
+  writes: ['-b', '--boot', '-F', '--file'],
+  then: ({ operands }) => (operands.length > 0 ? 'has an operand (it sets the host name)' : undefined),
+});
+
+const rgCheck = withOptions({
+  short: optionList('a b c F H i I l L n N o p P q s S u U v w x z 0 . V h A= B= C= e= E= f= g= j= m= M= r= t= T= d='),
+  long: optionList(`after-context= before-context= context= binary block-buffered byte-offset case-sensitive column count count-matches
+    crlf debug trace dfa-size-limit= encoding= engine= field-context-separator= field-match-separator= file= files files-with-matches
+    files-without-match fixed-strings follow glob= glob-case-insensitive heading help hidden iglob= ignore-case ignore-file=
+    ignore-file-case-insensitive include-zero invert-match json line-buffered line-number line-regexp max-columns= max-columns-preview
+    max-count= max-depth= max-filesize= mmap multiline multiline-dotall config filename ignore ignore-dot ignore-exclude ignore-files
+    ignore-global ignore-messages ignore-parent ignore-vcs messages pcre2-unicode require-git unicode null null-data one-file-system
+    only-matching passthru path-separator= pcre2 pcre2-version pre= pre-glob= pretty quiet regex-size-limit= regexp= replace=
+    search-zip smart-case sort= sortr= sort-files stats stop-on-nonmatch text threads= trim type= type-not= type-add= type-clear=
+    type-list unrestricted vimgrep with-filename word-regexp auto-hybrid-regex color= colors= context-separator= hyperlink-format=
+    hostname-bin= generate= version`),
+  negatable: true,
+  // --pre runs a program on every file; --hostname-bin runs one to learn the host name.
+  writes: ['--pre', '--hostname-bin'],
+});
+
+/** xxd reads its own single-dash options (`-c 8`, `-cols 8`, `-ps`); the second operand is written. */
+const xxdCheck: ArgumentCheck = (args) => {
+  let files = 0;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      files += args.length - i - 1;
+      break;
+    }
+    if (arg === '-' || !arg.startsWith('-')) {
+      files++;
+      continue;
+    }
+    const letter = arg[1]!;
+    if ('cglnosR'.includes(letter)) {
+      if (arg.length === 2 || /^-(cols|groupsize|len|name|offset|seek)$/.test(arg)) i++;
+      continue;
+    }
+    if (!'abCdEehipruv'.includes(letter)) return `uses ${arg}, which is not a known option`;
+  }
+  return files > 1 ? 'has more than 1 file operand (the next one is written)' : undefined;
+};
+
+// `printf -v NAME` sets a shell variable (PATH, say) for the commands after it.
+const printfCheck: ArgumentCheck = (args) => (args[0]?.startsWith('-v') ? 'uses -v, which sets a shell variable for the commands after it' : undefined);
 
 // ---- the table ----------------------------------------------------------------------------------
 
@@ -345,15 +526,15 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ArgumentCheck>> = {
   wc: anyArguments,
   pwd: anyArguments,
   echo: anyArguments,
-  printf: anyArguments,
+  printf: printfCheck,
   which: anyArguments,
   type: anyArguments,
   whereis: anyArguments,
-  file: withoutOptions('-C', '--compile'),
+  file: fileCheck,
   stat: anyArguments,
   du: anyArguments,
   df: anyArguments,
-  tree: withoutOptions('-o'),
+  tree: treeCheck,
   basename: anyArguments,
   dirname: anyArguments,
   realpath: anyArguments,
@@ -371,25 +552,25 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ArgumentCheck>> = {
   uptime: anyArguments,
   ps: anyArguments,
   free: anyArguments,
-  date: withoutOptions('-s', '--set'),
-  hostname: noArguments,
+  date: dateCheck,
+  hostname: hostnameCheck,
   env: noArguments,
   printenv: anyArguments,
   grep: anyArguments,
   egrep: anyArguments,
   fgrep: anyArguments,
-  rg: withoutOptions('--pre'),
+  rg: rgCheck,
   find: findCheck,
   diff: anyArguments,
   cmp: anyArguments,
   comm: anyArguments,
-  sort: withoutOptions('-o', '--output', '--compress-program'),
-  uniq: atMostOperands(1),
+  sort: sortCheck,
+  uniq: uniqCheck,
   cut: anyArguments,
   tr: anyArguments,
   nl: anyArguments,
   od: anyArguments,
-  xxd: atMostOperands(1),
+  xxd: xxdCheck,
   hexdump: anyArguments,
   strings: anyArguments,
   column: anyArguments,
@@ -476,7 +657,9 @@ function classifySimple(command: SimpleCommand, paths: string[], dir: { value: s
 /** Classifies a Bash command line (see the module comment for the rules). */
 export function classifyCommand(commandLine: string): CommandClassification {
   const parsed = parseShellCommand(commandLine);
-  if (parsed.opaque) return { readOnly: false, reason: 'uses command substitution, a subshell or group, a here-document, or unbalanced quotes' };
+  if (parsed.opaque) {
+    return { readOnly: false, reason: 'uses command substitution, a subshell or group, a compound command (if, for, while, time, …), a here-document, a syntax error or unbalanced quotes' };
+  }
   if (parsed.commands.length === 0) return { readOnly: false, reason: 'is empty' };
   const paths: string[] = [];
   const dir: { value: string | undefined } = { value: undefined };
