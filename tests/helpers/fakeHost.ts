@@ -5,33 +5,26 @@ import type {
   InteractionRequest,
   InteractionResponse,
 } from '../../src/services/interaction/interaction';
-
-/** How a fake host answers one kind of request. */
-export type FakeHostHandler<K extends InteractionKind> = (
-  request: InteractionRequest<K>,
-  signal: AbortSignal,
-) => InteractionResponse<K> | Promise<InteractionResponse<K>>;
-
-/** One handler per kind the host can answer; a kind without a handler is one it cannot. */
-export type FakeHostHandlers = { readonly [K in InteractionKind]?: FakeHostHandler<K> };
+import { type InteractionHandler, type InteractionHandlers, interactionHost } from '../../src/services/interaction/interactionHost';
 
 /**
- * A host (ISessionInteractionService) for tests: it answers each kind of request with its
- * handler and records every request, in order.
+ * A host (ISessionInteractionService) for tests: toolhost's own `interactionHost` with one
+ * handler per kind it answers, recording every request, in order.
  */
 export class FakeHost implements ISessionInteractionService {
   readonly requests: InteractionRequest[] = [];
-  constructor(private readonly handlers: FakeHostHandlers) {}
+  private readonly host: ISessionInteractionService;
+  constructor(handlers: InteractionHandlers) {
+    this.host = interactionHost(handlers);
+  }
 
   canRequest(kind: InteractionKind): boolean {
-    return this.handlers[kind] !== undefined;
+    return this.host.canRequest(kind);
   }
 
   async request<K extends InteractionKind>(request: InteractionRequest<K> & { kind: K }, signal: AbortSignal): Promise<InteractionResponse<K>> {
     this.requests.push(request);
-    const handler = this.handlers[request.kind] as FakeHostHandler<K> | undefined;
-    if (!handler) throw new Error(`unexpected ${request.kind} request`);
-    return handler(request, signal);
+    return this.host.request<K>(request, signal);
   }
 
   /** The approval requests, in order. */
@@ -41,7 +34,7 @@ export class FakeHost implements ISessionInteractionService {
 }
 
 /** An approval handler that approves every call. */
-export const approve: FakeHostHandler<'approval'> = () => ({ decision: 'approve' });
+export const approve: InteractionHandler<'approval'> = () => ({ decision: 'approve' });
 
 /** A host that approves every call (and answers nothing else). */
 export function approveAll(): FakeHost {
