@@ -45,6 +45,8 @@ export interface ToolResult {
   readonly isError?: boolean;
   /** The output was cut; the tool or the executor says how to get the rest. */
   readonly truncated?: boolean;
+  /** Where the whole output is, when the tool saved it itself (Bash); the result carries it as `outputPath`. */
+  readonly outputPath?: string;
   /** The tool pages its own output (Read); the executor's output budget leaves it alone. */
   readonly spillExempt?: boolean;
   /** End the agent's turn after this batch. */

@@ -137,6 +137,17 @@ describe('toolhost run transcript', () => {
   });
 });
 
+test('a result Bash cut and saved itself carries outputPath in --json, like an output the executor spilled', async () => {
+  // 200,000 characters: over Bash's 48,000 kept characters, and its saved file is the whole output.
+  const input = batch([{ id: 'big', name: 'Bash', arguments: { command: "head -c 200000 /dev/zero | tr '\\0' x" } }]);
+  const run = await runCliProcess(['run', '--json', '--yes'], { cwd: ws, input });
+  const [result] = (JSON.parse(run.stdout) as { results: Array<{ id: string; truncated: boolean; outputPath?: string; output: string }> }).results;
+  expect(result!.truncated).toBe(true);
+  expect(result!.outputPath).toEqual(expect.any(String));
+  expect(result!.output).toContain(`saved to ${result!.outputPath}`);
+  expect(fs.readFileSync(result!.outputPath!, 'utf8')).toBe('x'.repeat(200_000));
+});
+
 test('a call with an empty tool name or arguments of the wrong type gets its own rejected result; the others run', async () => {
   const input = batch([
     { id: 'empty', name: '', arguments: {} },

@@ -37,7 +37,8 @@ export async function finalize(
   try {
     const truncated = await deps.truncation.truncateForModel(result, { toolName: call.name, toolCallId: call.id });
     result = truncated.result;
-    outputPath = truncated.outputPath;
+    // The executor's spill file, or the one the tool saved itself (Bash): every spilled result names its file.
+    outputPath = truncated.outputPath ?? (typeof result.outputPath === 'string' ? result.outputPath : undefined);
   } catch (error) {
     result = toolError(`The output of tool "${call.name}" could not be prepared for the model: ${describeError(error)}`);
   }

@@ -45,6 +45,7 @@ function normalize(toolName: string, value: unknown): ToolResult {
     ...(raw.isError === true ? { isError: true } : {}),
     ...(raw.truncated === true ? { truncated: true } : {}),
     ...(raw.spillExempt === true ? { spillExempt: true } : {}),
+    ...(typeof raw.outputPath === 'string' && raw.outputPath !== '' ? { outputPath: raw.outputPath } : {}),
     ...(raw.stopTurn === true ? { stopTurn: true } : {}),
     ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}),
   };

@@ -368,6 +368,7 @@ export function formatForegroundResult(
     output,
     ...(isError ? { isError: true } : {}),
     ...(rendered.omittedChars > 0 ? { truncated: true } : {}),
+    ...(rendered.omittedChars > 0 && capture.hasFile && capture.fileError === undefined ? { outputPath: capture.filePath } : {}),
   };
 }
 
