@@ -94,8 +94,18 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /**
  * A subscript holding a command substitution, e.g. `a[$(id)]`: builtins that take variable names
  * (`test -v`, `printf -v`, `unset`, `declare`, `read`) and arithmetic on such a value run it.
+ * (A `[` not closed before a `$(` or a backtick, in one pass.)
  */
-const SUBSCRIPT_WITH_SUBSTITUTION = /\[[^\]]*(\$\(|`)/;
+function hasSubscriptWithSubstitution(value: string): boolean {
+  let open = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '[') open = true;
+    else if (c === ']') open = false;
+    else if (open && (c === '`' || (c === '$' && value[i + 1] === '('))) return true;
+  }
+  return false;
+}
 
 interface Word {
   value: string;
@@ -386,7 +396,7 @@ class ShellParser {
       if (/^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.raw)) this.incomplete = true; // `a[i]=v`: the subscript is arithmetic
       cmd.assignments++;
     }
-    if (SUBSCRIPT_WITH_SUBSTITUTION.test(word.value)) this.incomplete = true;
+    if (hasSubscriptWithSubstitution(word.value)) this.incomplete = true;
     cmd.words.push(word.value);
     cmd.expansions.push(word.expansions);
   }
@@ -458,17 +468,18 @@ class ShellParser {
       word.previous = c;
       this.i++;
     }
-    const marks = word.marks;
-    for (let k = 0; k < marks.length; k++) {
-      if (marks[k]!.c === '[' && marks.slice(k + 1).some((m) => m.c === ']')) word.expansions.glob = true;
-      if (marks[k]!.c !== '{') continue;
-      const close = marks.findIndex((m, at) => at > k && m.c === '}');
-      if (close < 0) continue;
-      const inside = marks.slice(k + 1, close);
-      if (inside.some((m, at) => m.c === ',' || (m.c === '.' && inside[at + 1]?.c === '.' && inside[at + 1]!.at === m.at + 1))) {
-        word.expansions.brace = true;
-      }
-    }
+    // One pass (a word may be long): a `[` with a `]` after it is a glob; a `{` with a `,` or `..`
+    // and then a `}` after it is (at most) a brace expansion.
+    let bracket = false;
+    let brace = false;
+    let separated = false;
+    word.marks.forEach((m, k) => {
+      if (m.c === '[') bracket = true;
+      else if (m.c === ']' && bracket) word.expansions.glob = true;
+      else if (m.c === '{') brace = true;
+      else if (brace && (m.c === ',' || (m.c === '.' && word.marks[k + 1]?.c === '.' && word.marks[k + 1]!.at === m.at + 1))) separated = true;
+      else if (m.c === '}' && separated) word.expansions.brace = true;
+    });
     return word;
   }
 
@@ -623,6 +634,21 @@ class ShellParser {
 
   /** After `${`: `${NAME}` and the like are plain; other forms are followed to their `}`. */
   private readParameterExpansion(inDoubleQuotes: boolean): void {
+    const input = this.input;
+    if (this.nesting + 1 > MAX_NESTING) {
+      this.incomplete = true;
+      this.i = input.length;
+      return;
+    }
+    this.nesting++;
+    try {
+      this.readParameterBody(inDoubleQuotes);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private readParameterBody(inDoubleQuotes: boolean): void {
     const input = this.input;
     const simple = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}/.exec(input.slice(this.i, this.i + 256));
     if (simple) {

@@ -159,6 +159,17 @@ describe('parseShellCommand()', () => {
     expect(parseShellCommand(input)).toMatchObject({ opaque: true, incomplete: false });
   });
 
+  test.each<[string, string, { opaque: boolean; incomplete: boolean }]>([
+    ['brackets', 'echo ' + '['.repeat(200_000) + '$(', { opaque: true, incomplete: true }],
+    ['braces', 'echo ' + '{,'.repeat(100_000) + '}', { opaque: false, incomplete: false }],
+    ['nested ${…}', 'echo ' + '${x:-'.repeat(50_000), { opaque: true, incomplete: true }],
+    ['nested quotes in ${…}', 'echo "' + '${x:-"'.repeat(50_000), { opaque: true, incomplete: true }],
+    ['nested $(…)', 'echo ' + '$('.repeat(50_000), { opaque: true, incomplete: true }],
+    ['nested backticks', 'echo ' + '`\\'.repeat(10_000), { opaque: true, incomplete: false }],
+  ])('adversarial input (%s) is read without deep recursion or quadratic work', (_, input, flags) => {
+    expect(parseShellCommand(input)).toMatchObject(flags);
+  });
+
   test('a very long line is read in one pass', () => {
     const line = Array.from({ length: 20_000 }, (_, i) => `echo ${i}`).join(' && ');
     const parsed = parseShellCommand(line);
