@@ -1,5 +1,6 @@
 import type { Event } from '../../base/event';
 import { createServiceId } from '../../di/serviceId';
+import { DYNAMICALLY_LOADED_TOOLS_CAPABILITY } from '../toolSelect/toolSelect';
 
 /** A capability a model declares, e.g. `dynamically_loaded_tools`, `image_in`. */
 export type ModelCapability = string;
@@ -9,7 +10,7 @@ export type ModelCapability = string;
  * select_tools), `image_in` and `video_in` (the model reads images and video). The CLI refuses
  * others, since a misspelt capability would silently change nothing.
  */
-export const KNOWN_MODEL_CAPABILITIES: readonly ModelCapability[] = ['dynamically_loaded_tools', 'image_in', 'video_in'];
+export const KNOWN_MODEL_CAPABILITIES: readonly ModelCapability[] = [DYNAMICALLY_LOADED_TOOLS_CAPABILITY, 'image_in', 'video_in'];
 
 /** What the agent's current model can do (Agent scope); a host updates it when it switches models. */
 export interface IAgentModelService {
