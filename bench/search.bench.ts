@@ -9,52 +9,8 @@ import { parseRustRegex } from '../src/tools/os/grep/rustRegex';
 import { ripgrepArgs } from '../src/tools/os/grep/ripgrepEngine';
 import { vscodeRipgrepBinary } from '../src/tools/os/grep/ripgrepLocator';
 import { SENSITIVE_IGNORE_RULES } from '../src/tools/os/search/sensitiveIgnore';
+import { SMALL_FILES, searchCorpus } from './corpus';
 import { benchDir, fmt, median, nowMs, table } from './util';
-
-const COPIES = ['a', 'b', 'c'];
-const SMALL_FILES = 50;
-
-/**
- * The corpus: the installed node_modules copied three times (regular files only, in sorted
- * order, so the same lockfile gives the same corpus), with a .gitignore for source maps and
- * minified files and a .git folder so both engines treat it as a repository. Built once under
- * the OS temp folder and reused. Also a 50-file folder for the small-scope Glob case.
- */
-function corpus(): { root: string; small: string; files: number } {
-  const root = nodePath.join(benchDir(), 'search-corpus');
-  const marker = nodePath.join(root, '.complete');
-  const small = nodePath.join(root, 'small');
-  if (fs.existsSync(marker)) return { root, small, files: Number(fs.readFileSync(marker, 'utf8')) };
-  fs.rmSync(root, { recursive: true, force: true });
-  const source = nodePath.resolve(__dirname, '../../node_modules');
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
-      const full = nodePath.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) files.push(nodePath.relative(source, full));
-    }
-  };
-  walk(source);
-  let count = 0;
-  for (const copy of COPIES) {
-    for (const rel of files) {
-      const to = nodePath.join(root, copy, rel);
-      fs.mkdirSync(nodePath.dirname(to), { recursive: true });
-      fs.copyFileSync(nodePath.join(source, rel), to);
-      count++;
-    }
-  }
-  const ts = files.filter((f) => f.endsWith('.ts')).slice(0, SMALL_FILES);
-  ts.forEach((rel, i) => {
-    fs.mkdirSync(small, { recursive: true });
-    fs.copyFileSync(nodePath.join(source, rel), nodePath.join(small, `f${String(i).padStart(2, '0')}.ts`));
-  });
-  fs.mkdirSync(nodePath.join(root, '.git'), { recursive: true });
-  fs.writeFileSync(nodePath.join(root, '.gitignore'), '*.map\n*.min.js\n');
-  fs.writeFileSync(marker, String(count + ts.length));
-  return { root, small, files: count + ts.length };
-}
 
 /** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
 function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
@@ -110,7 +66,7 @@ export async function grepBench(): Promise<void> {
     console.log('\n## Grep: skipped, @vscode/ripgrep has no binary for this platform');
     return;
   }
-  const { root, files } = corpus();
+  const { root, files } = searchCorpus();
   console.log(`\n## Grep, output_mode content, on ${files.toLocaleString('en')} files (${root}); rg = ${rg}`);
   console.log(`median of ${RUNS} runs after one warm-up, alternating raw rg and the tool (ratio: median of the back-to-back ratios); raw rg = the same binary, the same flags, output read from a pipe and dropped`);
   const ignoreFile = nodePath.join(benchDir(), 'sensitive.ignore');
@@ -158,7 +114,7 @@ export async function globBench(): Promise<void> {
     console.log('\n## Glob: skipped, @vscode/ripgrep has no binary for this platform');
     return;
   }
-  const { root, small, files } = corpus();
+  const { root, small, files } = searchCorpus();
   console.log(`\n## Glob on ${files.toLocaleString('en')} files (${root}) and on a ${SMALL_FILES}-file folder`);
   console.log(`median of ${RUNS} runs (20 for the small folder) after one warm-up, alternating (ratio: median of the back-to-back ratios); baseline = spawning rg --files -g GLOB and splitting its output`);
   const app = createApp({ features: builtinFeatures() });
