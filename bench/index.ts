@@ -6,6 +6,7 @@ import { filesBench } from './files.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
+import { grepFilesBench } from './grepFiles.bench';
 import { globBench, grepBench } from './search.bench';
 import { startupBench } from './startup.bench';
 
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   files: filesBench,
   'mcp-serve': mcpServeBench,
   grep: grepBench,
+  'grep-files': grepFilesBench,
   glob: globBench,
   mcp: mcpBench,
   startup: startupBench,

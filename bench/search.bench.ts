@@ -13,7 +13,7 @@ import { SMALL_FILES, searchCorpus } from './corpus';
 import { benchDir, fmt, median, nowMs, table } from './util';
 
 /** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
-function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
+export function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
   return new Promise((resolve, reject) => {
     const start = nowMs();
     const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -43,7 +43,7 @@ const GREP_CASES: readonly Case[] = [
 
 const RUNS = 7;
 
-async function runTool(tool: { resolveExecution(input: never): ToolExecution | Promise<ToolExecution> }, input: Record<string, unknown>): Promise<{ ms: number; result: ToolResult }> {
+export async function runTool(tool: { resolveExecution(input: never): ToolExecution | Promise<ToolExecution> }, input: Record<string, unknown>): Promise<{ ms: number; result: ToolResult }> {
   const start = nowMs();
   const execution = await tool.resolveExecution(input as never);
   if (execution.isError) throw new Error(String(execution.output));
@@ -52,7 +52,7 @@ async function runTool(tool: { resolveExecution(input: never): ToolExecution | P
 }
 
 /** The median of the ratios of runs made back to back: steadier than a ratio of medians on a noisy machine. */
-function pairedRatio(ours: readonly number[], raw: readonly number[]): number {
+export function pairedRatio(ours: readonly number[], raw: readonly number[]): number {
   return median(ours.map((t, i) => t / raw[i]!));
 }
 

@@ -23,6 +23,11 @@ export interface GrepFileResult {
   readonly lines?: readonly GrepLine[];
   /** Roughly the bytes this result keeps in memory, when known without looking at `lines`. */
   readonly weight?: number;
+  /**
+   * files_with_matches: the file's modification time, when the engine took it while searching
+   * (the tool sorts newest first and stats the files that lack it).
+   */
+  readonly mtimeMs?: number;
 }
 
 /** One search, as both engines take it. */

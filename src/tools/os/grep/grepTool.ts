@@ -215,13 +215,15 @@ export class GrepTool implements ExecutableTool<GrepInput> {
   private async order(files: readonly GrepFileResult[], mode: GrepOutputMode): Promise<GrepFileResult[]> {
     const byPath = (a: GrepFileResult, b: GrepFileResult) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
     if (mode !== 'files_with_matches') return [...files].sort(byPath);
-    const mtimes = new Map<string, number>();
+    const dated: { file: GrepFileResult; mtimeMs: number }[] = [];
     for (let i = 0; i < files.length; i += STAT_BATCH) {
       const batch = files.slice(i, i + STAT_BATCH);
-      const stats = await Promise.all(batch.map((f) => localSearchFs.stat(f.path).then((s) => s.mtimeMs, () => 0)));
-      batch.forEach((f, j) => mtimes.set(f.path, stats[j]!));
+      const mtimes = await Promise.all(batch.map((f) => f.mtimeMs ?? localSearchFs.stat(f.path).then((s) => s.mtimeMs, () => 0)));
+      batch.forEach((file, j) => dated.push({ file, mtimeMs: mtimes[j]! }));
     }
-    return [...files].sort((a, b) => mtimes.get(b.path)! - mtimes.get(a.path)! || byPath(a, b));
+    // Inline comparisons: many files share a time (package managers set one), so ties are common.
+    dated.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+    return dated.map((d) => d.file);
   }
 }
 

@@ -263,7 +263,10 @@ export class RipgrepEngine implements GrepEngine {
         killTimer.unref();
       };
       const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'));
-      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(file));
+      // files_with_matches is sorted newest first: stat each file as rg reports it, while rg still
+      // walks (a sync stat is microseconds; 27k of them after the search cost more than rg's -l).
+      const mtimeOf = search.mode === 'files_with_matches' ? localSearchFs.local?.mtimeMs : undefined;
+      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { ...file, mtimeMs: mtimeOf(file.path) ?? 0 } : file));
       const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
       const onAbort = () => stop('aborted');
       limits.signal.addEventListener('abort', onAbort, { once: true });
