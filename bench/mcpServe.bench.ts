@@ -114,4 +114,57 @@ export async function mcpServeBench(): Promise<void> {
     ),
   );
   console.log(`server start to first tools/list: ${fmt(startupMs, 0)} ms`);
+  await againstFilesystemServer();
+}
+
+const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+
+/** One whole session: start the server, initialize, tools/list, `reads` sequential reads, close. */
+async function session(command: readonly string[], dir: string, read: { name: string; arguments: Record<string, unknown> }, reads: number): Promise<number> {
+  const start = nowMs();
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...command], cwd: dir, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  await client.listTools();
+  for (let i = 0; i < reads; i++) {
+    const result = await client.callTool(read);
+    if (result.isError) throw new Error(`${read.name} failed: ${JSON.stringify(result.content)}`);
+  }
+  await client.close();
+  return nowMs() - start;
+}
+
+/**
+ * `toolhost mcp serve` against the official filesystem server (@modelcontextprotocol/server-filesystem) doing
+ * the same: start, list, 100 reads of one 100-line file, in alternating pairs.
+ */
+async function againstFilesystemServer(): Promise<void> {
+  const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'mcp-fs-'));
+  const file = nodePath.join(dir, 'file.txt');
+  fs.writeFileSync(file, Array.from({ length: 100 }, (_, i) => `line ${i + 1}: ${'text '.repeat(10)}`).join('\n') + '\n');
+  const READS = 100;
+  const PAIRS = 7;
+  const ours = () => session([CLI, 'mcp', 'serve', '--cwd', dir, '--no-watch'], dir, { name: 'Read', arguments: { path: 'file.txt' } }, READS);
+  const theirs = () => session([FILESYSTEM_SERVER, dir], dir, { name: 'read_text_file', arguments: { path: file } }, READS);
+  await ours();
+  await theirs();
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    a.push(await ours());
+    b.push(await theirs());
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  const ratio = median(a.map((t, i) => t / b[i]!));
+  console.log(`\n## mcp serve vs the official filesystem server: start, tools/list, ${READS} reads of a 100-line file, close (median of ${PAIRS} alternating pairs)`);
+  console.log(
+    table(
+      ['server', 'ms', 'ratio'],
+      [
+        ['@modelcontextprotocol/server-filesystem (baseline)', fmt(median(b), 0), '1.00'],
+        ['toolhost mcp serve', fmt(median(a), 0), `${fmt(ratio)}x`],
+      ],
+    ),
+  );
+  console.log(`toolhost mcp serve / filesystem server: ${fmt(ratio)}x (aim: within 1.2x)`);
 }

@@ -68,9 +68,9 @@ function bundleCli(entry) {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', '@vscode/ripgrep'],
+      external: ['@vscode/ripgrep'],
       plugins: [keepDirname],
-      minify: true,
+      minify: process.env.TOOLHOST_BUNDLE_NO_MINIFY !== "1",
       logLevel: 'warning',
     })
     .then(() => {

@@ -27,7 +27,9 @@ function cacheFile() {
     return undefined;
   }
   const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(source).digest('hex').slice(0, 16);
-  return path.join(dir, `cli-${key}.v8cache`);
+  // One cache per command: each holds the functions its command compiled (mcp serve's differ from run's).
+  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  return path.join(dir, `cli-${key}-${command}.v8cache`);
 }
 
 function readCache(file) {
@@ -62,8 +64,9 @@ if (file && (cachedData === undefined || script.cachedDataRejected)) {
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, file);
       // Caches of earlier bundles or Node versions are of no further use.
+      const current = path.basename(file).slice(0, 'cli-'.length + 16);
       for (const name of fs.readdirSync(path.dirname(file))) {
-        if (/^cli-[0-9a-f]{16}\.v8cache$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
+        if (/^cli-[0-9a-f]{16}(-[a-z-]+)?\.v8cache$/.test(name) && !name.startsWith(current)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
       }
     } catch {
       fs.rmSync(temporary, { force: true });

@@ -1,0 +1,79 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { runCliProcess } from '../helpers/cliProcess';
+import { useTempDir } from '../helpers/tempDir';
+
+/**
+ * The launcher's V8 code cache (scripts/cliLauncher.js): one file per command in the user's cache
+ * folder, private to the user, rewritten when V8 rejects it, never taken from a folder or file
+ * others can write, and caches of other bundles removed.
+ */
+describe('CLI code cache', () => {
+  const dir = useTempDir('toolhost-cache-');
+
+  const cacheDir = () => nodePath.join(dir.path, 'cache', 'toolhost');
+  const caches = () => (fs.existsSync(cacheDir()) ? fs.readdirSync(cacheDir()).sort() : []);
+  const tools = (env: NodeJS.ProcessEnv = {}) => runCliProcess(['tools', '--json'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache'), ...env } });
+
+  test('each command gets its own private cache file, reused by the next run', async () => {
+    const first = await tools();
+    expect(first.code).toBe(0);
+    expect(caches()).toEqual([expect.stringMatching(/^cli-[0-9a-f]{16}-tools\.v8cache$/)]);
+    const file = nodePath.join(cacheDir(), caches()[0]!);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const written = fs.statSync(file).mtimeMs;
+
+    const second = await tools();
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    // Accepted, so not written again.
+    expect(fs.statSync(file).mtimeMs).toBe(written);
+
+    const help = await runCliProcess(['--help'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache') } });
+    expect(help.code).toBe(0);
+    expect(caches()).toEqual([expect.stringMatching(/-other\.v8cache$/), expect.stringMatching(/-tools\.v8cache$/)]);
+  });
+
+  test('a corrupt cache is rejected by V8, the command still works, and the cache is rewritten', async () => {
+    expect((await tools()).code).toBe(0);
+    const file = nodePath.join(cacheDir(), caches()[0]!);
+    fs.writeFileSync(file, Buffer.alloc(4096, 7), { mode: 0o600 });
+    const run = await tools();
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(expect.any(Array));
+    expect(fs.readFileSync(file).equals(Buffer.alloc(4096, 7))).toBe(false);
+  });
+
+  test('caches of other bundles or Node versions are removed; unrelated files are left alone', async () => {
+    fs.mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(nodePath.join(cacheDir(), 'cli-0123456789abcdef-run.v8cache'), 'old', { mode: 0o600 });
+    fs.writeFileSync(nodePath.join(cacheDir(), 'cli-0123456789abcdef.v8cache'), 'older', { mode: 0o600 });
+    fs.writeFileSync(nodePath.join(cacheDir(), 'notes.txt'), 'mine', { mode: 0o600 });
+    expect((await tools()).code).toBe(0);
+    expect(caches()).toEqual([expect.stringMatching(/^cli-[0-9a-f]{16}-tools\.v8cache$/), 'notes.txt']);
+  });
+
+  test('a cache folder others can write is not used: nothing is read from or written to it', async () => {
+    fs.mkdirSync(cacheDir(), { recursive: true });
+    fs.chmodSync(cacheDir(), 0o777);
+    const run = await tools();
+    expect(run.code).toBe(0);
+    expect(caches()).toEqual([]);
+  });
+
+  test('a cache file others can write is ignored and replaced by a private one', async () => {
+    expect((await tools()).code).toBe(0);
+    const file = nodePath.join(cacheDir(), caches()[0]!);
+    fs.writeFileSync(file, 'planted');
+    fs.chmodSync(file, 0o666);
+    const run = await tools();
+    expect(run.code).toBe(0);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file, 'utf8')).not.toBe('planted');
+  });
+
+  test('TOOLHOST_NO_COMPILE_CACHE=1 turns it off', async () => {
+    expect((await tools({ TOOLHOST_NO_COMPILE_CACHE: '1' })).code).toBe(0);
+    expect(caches()).toEqual([]);
+  });
+});
