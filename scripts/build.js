@@ -38,8 +38,10 @@ if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
  * hundred small modules costs most of the start-up; bundled, it loads in a fraction. The library
  * (dist/index.js and the rest) stays as tsc wrote it. Bundled from tsc's output, so decorators are
  * already compiled. Each module's `__dirname` keeps pointing at its own folder in dist/, where its
- * `.md` templates are. The MCP SDK (loaded on first use) and @vscode/ripgrep (which finds its
- * binary from its own folder) stay outside. dist/cli/main.js becomes scripts/cliLauncher.js,
+ * `.md` templates are. The MCP SDK is bundled too (esbuild keeps a require inside a function
+ * lazy, so commands without MCP do not initialise it; bundled, it shares the code cache);
+ * @vscode/ripgrep (which finds its binary from its own folder) stays outside.
+ * TOOLHOST_BUNDLE_NO_MINIFY=1 keeps names readable for profiling. dist/cli/main.js becomes scripts/cliLauncher.js,
  * which runs the bundle with a V8 code cache.
  */
 function bundleCli(entry) {
