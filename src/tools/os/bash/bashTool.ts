@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable, optional, preDestroy } from 'inversify';
@@ -33,12 +34,14 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchCommandRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { type BashInput, createBashInputSchema, BASH_SAMPLES } from './bash';
-import { classifyCommand } from './readOnlyCommand';
+import { bashPatternMayMatch, classifyCommand } from './readOnlyCommand';
 import { bashConfig } from '../osConfig';
 import { tasksConfig } from '../../task/contract';
 
 /** The task tools a background command needs: to read its output and to stop it. */
 const BACKGROUND_TOOLS = ['TaskOutput', 'TaskStop'] as const;
+/** Entries listed, at most, to expand one pattern argument of a read-only command; past it, the command asks. */
+const MAX_GLOB_LISTING = 10_000;
 
 const schemaCache = new Map<string, JsonSchema>();
 
@@ -175,8 +178,14 @@ export class BashTool implements ExecutableTool<BashInput> {
   private accessPlan(command: string, cwd: string): BashAccessPlan {
     const classification = classifyCommand(command);
     if (!classification.readOnly) return { accesses: ToolAccesses.all(), readOnly: false };
+    const named = [...classification.paths];
+    for (const glob of classification.globs) {
+      const matches = this.expandGlob(glob, cwd);
+      if (matches === undefined) return { accesses: ToolAccesses.all(), readOnly: false };
+      named.push(...matches);
+    }
     const extra = new Map<string, ToolAccess>();
-    for (const raw of classification.paths) {
+    for (const raw of named) {
       let expanded = raw;
       if (raw === '~' || raw.startsWith('~/')) expanded = nodePath.join(this.workspace.homeDir, raw.slice(1));
       const lexical = nodePath.resolve(cwd, expanded);
@@ -192,6 +201,35 @@ export class BashTool implements ExecutableTool<BashInput> {
       if (!isPathInside(canonical, cwd)) extra.set(canonical, ToolAccesses.readTree(canonical));
     }
     return { accesses: [ToolAccesses.readTree(cwd), ...extra.values(), ToolAccesses.process()], readOnly: true };
+  }
+
+  /**
+   * The files a pattern argument may become when bash expands it (itself when nothing matches, as
+   * bash leaves it), or undefined when that cannot be told cheaply: a pattern in a folder part, a
+   * folder that cannot be listed, or one too large to list here.
+   */
+  private expandGlob(glob: string, cwd: string): string[] | undefined {
+    const slash = glob.lastIndexOf('/');
+    const folderPart = slash >= 0 ? glob.slice(0, slash + 1) : '';
+    const pattern = glob.slice(slash + 1);
+    if (/[*?[]/.test(folderPart) || pattern === '') return undefined;
+    let folder = folderPart === '' ? '.' : folderPart;
+    if (folder === '~/' || folder.startsWith('~/')) folder = nodePath.join(this.workspace.homeDir, folder.slice(1));
+    const matches: string[] = [];
+    let dir: fs.Dir | undefined;
+    try {
+      dir = fs.opendirSync(nodePath.resolve(cwd, folder));
+      for (let entry = dir.readSync(), seen = 0; entry !== null; entry = dir.readSync(), seen++) {
+        if (seen >= MAX_GLOB_LISTING) return undefined;
+        if (bashPatternMayMatch(pattern, entry.name)) matches.push(folderPart + entry.name);
+      }
+    } catch {
+      return undefined;
+    } finally {
+      dir?.closeSync();
+    }
+    // Sorted, as bash sorts the names a pattern becomes.
+    return matches.length > 0 ? matches.sort() : [glob];
   }
 
   private async checkCwd(cwd: string): Promise<string | undefined> {

@@ -26,6 +26,12 @@ export type CommandClassification =
        * it and to refuse files that hold secrets.
        */
       readonly paths: readonly string[];
+      /**
+       * Arguments with unquoted `*`, `?` or `[…]`, as written (joined to any `cd` like `paths`):
+       * bash replaces each by the names it matches, which only the file system can tell, so the
+       * caller expands them before it trusts the command (`cat .e*` reads `.env`).
+       */
+      readonly globs: readonly string[];
     }
   | { readonly readOnly: false; readonly reason: string };
 
@@ -610,28 +616,55 @@ function joinPath(dir: string | undefined, path: string): string {
   return nodePath.posix.join(dir, path);
 }
 
-/** Words of a command that may name files: operands and `--opt=value` values. */
-function pathWords(args: readonly string[]): string[] {
-  const out: string[] = [];
+/** Words of a command that may name files: operands and `--opt=value` values, with their index in `args`. */
+function pathWords(args: readonly string[]): { word: string; index: number }[] {
+  const out: { word: string; index: number }[] = [];
   let afterDashDash = false;
-  for (const arg of args) {
+  args.forEach((arg, index) => {
     if (!afterDashDash && arg === '--') {
       afterDashDash = true;
     } else if (afterDashDash || !arg.startsWith('-')) {
-      if (arg !== '') out.push(arg);
+      if (arg !== '') out.push({ word: arg, index });
     } else if (arg.startsWith('--') && arg.includes('=')) {
       const value = arg.slice(arg.indexOf('=') + 1);
-      if (value !== '') out.push(value);
+      if (value !== '') out.push({ word: value, index });
     }
-  }
+  });
   return out;
 }
 
-function classifySimple(command: SimpleCommand, paths: string[], dir: { value: string | undefined }): string | undefined {
+/** What the file system sees of the words that may name files: plain paths, or patterns bash expands. */
+interface NamedFiles {
+  readonly paths: string[];
+  readonly globs: string[];
+}
+
+/**
+ * Sorts the path words of `command` (whose arguments start at word 1) into paths and globs; a word
+ * whose value is known only when it runs (`$X`, `$(…)`, `{a,b}`) may name any file, so it is a reason
+ * the command is not read-only.
+ */
+function addPathWords(command: SimpleCommand, args: readonly string[], named: NamedFiles, dir: string | undefined): string | undefined {
+  for (const { word, index } of pathWords(args)) {
+    const expansions = command.expansions[index + 1];
+    if (expansions?.substitution) return `names a file through a variable or substitution ("${word}"), known only when it runs`;
+    if (expansions?.brace) return `names files through a brace expansion ("${word}")`;
+    (expansions?.glob ? named.globs : named.paths).push(joinPath(dir, word));
+  }
+  return undefined;
+}
+
+/** A redirection target bash would expand: `<` reads whatever it becomes. */
+const EXPANDED_TARGET = /[$`*?[{~]/;
+
+function classifySimple(command: SimpleCommand, named: NamedFiles, dir: { value: string | undefined }): string | undefined {
   for (const redirection of command.redirections) {
     const problem = redirectionProblem(redirection);
     if (problem) return problem;
-    if ((redirection.op === '<' || redirection.op === '<>') && redirection.target !== '') paths.push(joinPath(dir.value, redirection.target));
+    if ((redirection.op === '<' || redirection.op === '<>') && redirection.target !== '') {
+      if (EXPANDED_TARGET.test(redirection.target)) return `reads from "${redirection.target}", a name bash expands when it runs`;
+      named.paths.push(joinPath(dir.value, redirection.target));
+    }
   }
   const [name, ...args] = command.words;
   if (name === undefined) return 'is only a redirection';
@@ -639,18 +672,22 @@ function classifySimple(command: SimpleCommand, paths: string[], dir: { value: s
   if (name.includes('/')) return `runs "${name}" by path`;
   if (name.includes('$')) return `runs a command named by a variable (${name})`;
   if (name === 'git') {
-    const reason = gitCheck(args, paths, dir.value);
+    const reason = gitCheck(args, named.paths, dir.value);
     if (reason) return reason;
-    paths.push(...pathWords(args).map((p) => joinPath(dir.value, p)));
-    return undefined;
+    return addPathWords(command, args, named, dir.value);
   }
   const check = Object.prototype.hasOwnProperty.call(READ_ONLY_COMMANDS, name) ? READ_ONLY_COMMANDS[name] : undefined;
   if (!check) return `"${name}" is not in the list of read-only commands`;
   const reason = check(args);
   if (reason) return `"${name}" ${reason}`;
-  const words = pathWords(args).map((p) => joinPath(dir.value, p));
-  paths.push(...words);
-  if (name === 'cd') dir.value = words[0];
+  const before = named.paths.length;
+  const problem = addPathWords(command, args, named, dir.value);
+  if (problem) return problem;
+  if (name === 'cd') {
+    // Later relative paths are joined to it: it must be a plain path.
+    if (named.paths.length === before) return '"cd" changes to a folder given by a pattern, which later paths would depend on';
+    dir.value = named.paths[before];
+  }
   return undefined;
 }
 
@@ -661,11 +698,40 @@ export function classifyCommand(commandLine: string): CommandClassification {
     return { readOnly: false, reason: 'uses command substitution, a subshell or group, a compound command (if, for, while, time, …), a here-document, a syntax error or unbalanced quotes' };
   }
   if (parsed.commands.length === 0) return { readOnly: false, reason: 'is empty' };
-  const paths: string[] = [];
+  const named: NamedFiles = { paths: [], globs: [] };
   const dir: { value: string | undefined } = { value: undefined };
   for (const command of parsed.commands) {
-    const reason = classifySimple(command, paths, dir);
+    const reason = classifySimple(command, named, dir);
     if (reason) return { readOnly: false, reason: `${command.text}: ${reason}` };
   }
-  return { readOnly: true, paths: [...new Set(paths)] };
+  return { readOnly: true, paths: [...new Set(named.paths)], globs: [...new Set(named.globs)] };
+}
+
+/**
+ * Whether bash's pattern `pattern` (one path segment) may match the file name `name`: a superset of
+ * what bash matches, so a file it would read is never missed. Which `*` were quoted is no longer
+ * known, so all count; `[…]` counts as any one character; a leading `.` of a name must be matched
+ * by a leading `.` of the pattern, as bash does without `dotglob` (no read-only command sets it).
+ */
+export function bashPatternMayMatch(pattern: string, name: string): boolean {
+  if (name.startsWith('.') && !pattern.startsWith('.')) return false;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') {
+      source += '.*';
+    } else if (c === '?') {
+      source += '.';
+    } else if (c === '[') {
+      const close = pattern.indexOf(']', i + 2);
+      if (close === -1) source += '\\[';
+      else {
+        source += '.';
+        i = close;
+      }
+    } else {
+      source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${source}$`, 'su').test(name);
 }

@@ -419,6 +419,25 @@ describe('Bash: accesses, approval and display', () => {
     }
   });
 
+  test('a pattern argument is expanded as bash would: a read-only command whose pattern matches a secret declares all', () => {
+    writeFiles(fx.dir, { '.env': 'KEY=1', 'a.md': 'x', 'b.md': 'y', 'keys/server.pem': 'k', 'sub/c.md': 'z' });
+    for (const command of ['cat .e*', 'cat .??v', 'cat .[e]nv', 'grep KEY .*', 'cat keys/*', 'cat */*.md', 'cat s*/c.md']) {
+      expect([command, resolve({ command }).accesses]).toEqual([command, ToolAccesses.all()]);
+    }
+    // bash's `*` does not match a leading dot, and a pattern that matches nothing stays as written.
+    for (const command of ['cat *.md', 'wc -l *', 'cat *.nothing', 'cd sub && cat *.md']) {
+      expect([command, resolve({ command }).accesses]).toEqual([command, [ToolAccesses.readTree(fx.dir), ToolAccesses.process()]]);
+    }
+    // Outside the cwd, each match is declared.
+    writeFiles(fx.dir, { 'w/x.txt': 'x' });
+    expect(resolve({ command: 'cat ../*.md', cwd: 'w' }).accesses).toEqual([
+      ToolAccesses.readTree(`${fx.dir}/w`),
+      ToolAccesses.readTree(`${fx.dir}/a.md`),
+      ToolAccesses.readTree(`${fx.dir}/b.md`),
+      ToolAccesses.process(),
+    ]);
+  });
+
   test('the approval rule is Bash(<command>) and command rules match it', () => {
     const exec = resolve({ command: 'npm test -- --watch=false' });
     expect(exec.approvalRule).toBe('Bash(npm test -- --watch=false)');

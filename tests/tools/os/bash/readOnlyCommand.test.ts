@@ -1,16 +1,18 @@
 import { classifyCommand, isReadOnlySedScript } from '../../../../src/tools/os/bash/readOnlyCommand';
 
 describe('classifyCommand(): read-only commands', () => {
-  test.each<[string, string[]]>([
+  test.each<[string, string[], string[]?]>([
     ['ls', []],
     ['ls -la src', ['src']],
     ['cat a.txt b.txt', ['a.txt', 'b.txt']],
     ['head -n 20 src/a.ts', ['20', 'src/a.ts']],
     ['tail -f log.txt', ['log.txt']],
-    ['wc -l *.ts', ['*.ts']],
+    ['wc -l *.ts', [], ['*.ts']],
     ['grep -rn "TODO" src 2>/dev/null', ['TODO', 'src']],
     ['grep -c x a.txt 2>&1', ['x', 'a.txt']],
-    ['rg -n foo --glob=*.ts', ['foo', '*.ts']],
+    ['rg -n foo --glob=*.ts', ['foo'], ['*.ts']],
+    ['cat .e* src/[ab].ts', [], ['.e*', 'src/[ab].ts']],
+    ['cd src && cat *.md', ['src'], ['src/*.md']],
     ['find . -name "*.ts" -type f', ['.', '*.ts', 'f']],
     ['git status', ['status']],
     ['git log --oneline -n 5', ['log', '5']],
@@ -53,14 +55,19 @@ describe('classifyCommand(): read-only commands', () => {
     ['command -v git', ['git']],
     ['xxd a.bin', ['a.bin']],
     ['ls > /dev/null 2>&1', []],
-  ])('%s', (command, paths) => {
-    expect(classifyCommand(command)).toEqual({ readOnly: true, paths });
+  ])('%s', (command, paths, globs = []) => {
+    expect(classifyCommand(command)).toEqual({ readOnly: true, paths, globs });
   });
 });
 
 describe('classifyCommand(): commands that are NOT read-only', () => {
   test.each<[string, string]>([
     ['rm -rf build', '"rm" is not in the list of read-only commands'],
+    ['cat $HOME/notes', 'names a file through a variable or substitution ("$HOME/notes"), known only when it runs'],
+    ['cat "$F"', 'names a file through a variable or substitution ("$F")'],
+    ['cat {.env,a.txt}', 'names files through a brace expansion ("{.env,a.txt}")'],
+    ['cat < .e*', 'reads from ".e*", a name bash expands when it runs'],
+    ['cd sr* && cat a.txt', '"cd" changes to a folder given by a pattern, which later paths would depend on'],
     ['mv a b', '"mv" is not'],
     ['cp a b', '"cp" is not'],
     ['touch a', '"touch" is not'],
