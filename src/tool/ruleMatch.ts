@@ -3,7 +3,7 @@ import picomatch from 'picomatch';
 import { ANY_TEXT, commandsRun, OPTIONAL_WORDS } from './commandsRun';
 import { isMcpToolName } from './contract';
 import { rewriteGlobBackslashes } from './globBackslashes';
-import { parseShellCommand } from './shellSplit';
+import { parseShellCommand, redirectionWritesFile } from './shellSplit';
 
 /**
  * Approval rules: `Tool`, `Tool(args)`, and `mcp__server__*` globs. The argument part is matched
@@ -175,11 +175,14 @@ function commandPositive(body: string, command: string, mode: RuleMatchMode): bo
   if (body === '*') return true;
   if (mode === 'allow') {
     const parsed = parseShellCommand(command);
-    const parts = parsed.commands.map((c) => c.text);
+    const parts = parsed.commands;
     // A rule written for exactly this command (a stored session grant) covers it, whatever it holds.
     if (!hasUnescapedGlob(body) && unescapeRule(body).trim() === command.trim()) return true;
     if (parsed.opaque || parts.length === 0) return false;
-    return parts.every((part) => matchesOneCommand(body, part));
+    // A rule for a command does not cover that command writing a file by redirection
+    // (`Bash(cat:*)` is not `cat x > ~/.bashrc`), unless the rule itself redirects.
+    const ruleRedirects = body.includes('>');
+    return parsed.commands.every((part) => matchesOneCommand(body, part.text) && (ruleRedirects || !part.redirections.some(redirectionWritesFile)));
   }
   if (matchesOneCommand(body, command.trim())) return true;
   // A deny rule fires when any command the line may run could match it, whatever the spelling;

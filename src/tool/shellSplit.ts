@@ -47,6 +47,21 @@ export interface Redirection {
   readonly target: string;
 }
 
+/** Targets an output redirection may name without changing a file. */
+const HARMLESS_OUTPUT_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/**
+ * Whether a redirection may change a file: any output (`>`, `>>`, `>|`, `&>`, `&>>`, `>&`, `<>`)
+ * except to /dev/null, the standard streams or another fd (`2>&1`, `>&-`). Input (`<`, `<<<`,
+ * here-documents, `<&3`) does not.
+ */
+export function redirectionWritesFile(r: Redirection): boolean {
+  if (r.op === '<' || r.op === '<<<' || r.op === '<<' || r.op === '<<-') return false;
+  if ((r.op === '>&' || r.op === '<&') && /^(\d+|-)$/.test(r.target)) return false;
+  if (r.op === '<&') return true;
+  return !(['>', '>>', '>|', '&>', '&>>', '>&'].includes(r.op) && HARMLESS_OUTPUT_TARGETS.has(r.target));
+}
+
 export interface ParsedShellCommand {
   /**
    * Every simple command the line may run, in the order they start: the commands inside a

@@ -81,6 +81,19 @@ describe('matchCommandRule()', () => {
     ['git *', 'git log $(($(rm x)))', false],
     ['ls *', 'ls &&', false],
     ['ls *', 'ls -la ; ;', false],
+    // Writing a file by redirection is not covered by a rule for the command alone.
+    ['cat:*', 'cat notes.txt > ~/.bashrc', false],
+    ['cat *', 'cat a >> b', false],
+    ['echo *', 'echo hi &> out.log', false],
+    ['git *', 'git status && git log > log.txt', false],
+    ['cat *', 'cat a <> b', false],
+    ['cat:*', 'cat a 2>/dev/null', true],
+    ['cat:*', 'cat a > /dev/null 2>&1', true],
+    ['cat:*', 'cat < in.txt', true],
+    ['cat:*', 'cat a >&2', true],
+    // …unless the rule itself redirects.
+    ['echo * > out.log', 'echo hi > out.log', true],
+    ['npm test > *', 'npm test > report.txt', true],
   ])('allow %j covers %j: %s', (pattern, command, expected) => {
     expect(matchCommandRule(pattern, command, 'allow')).toBe(expected);
   });

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { type OptionTable, optionList, parseOptions, type ParsedOption } from '../../../tool/commandOptions';
-import { parseShellCommand, type Redirection, type SimpleCommand } from '../../../tool/shellSplit';
+import { parseShellCommand, type Redirection, redirectionWritesFile, type SimpleCommand } from '../../../tool/shellSplit';
 
 /**
  * Which shell commands are read-only: they only read files and print, so Bash can declare a
@@ -602,13 +602,9 @@ export const READ_ONLY_COMMANDS: Readonly<Record<string, ArgumentCheck>> = {
   command: commandCheck,
 };
 
-const SAFE_OUTPUT_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
-
 function redirectionProblem(r: Redirection): string | undefined {
-  if (r.op === '<' || r.op === '<<<') return undefined;
-  if ((r.op === '>&' || r.op === '<&') && /^(\d+|-)$/.test(r.target)) return undefined;
-  if (['>', '>>', '>|', '&>', '&>>', '>&'].includes(r.op) && SAFE_OUTPUT_TARGETS.has(r.target)) return undefined;
-  return `redirects output to "${r.target}" (${r.fd ?? ''}${r.op})`;
+  if (r.op === '<<' || r.op === '<<-') return 'uses a here-document';
+  return redirectionWritesFile(r) ? `redirects output to "${r.target}" (${r.fd ?? ''}${r.op})` : undefined;
 }
 
 function joinPath(dir: string | undefined, path: string): string {
