@@ -30,8 +30,7 @@ function copyAssets(dir) {
 }
 copyAssets(path.join(root, 'src'));
 const bin = path.join(srcOut, 'cli', 'main.js');
-if (!bench) bundleCli(bin);
-if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
+if (!bench) bundleCli(path.join(srcOut, 'bin.js'), bin);
 
 /**
  * The CLI as one CommonJS file: loading inversify's ES-module build through require and a few
@@ -39,12 +38,13 @@ if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
  * (dist/index.js and the rest) stays as tsc wrote it. Bundled from tsc's output, so decorators are
  * already compiled. Each module's `__dirname` keeps pointing at its own folder in dist/, where its
  * `.md` templates are. The MCP SDK (loaded on first use) and @vscode/ripgrep (which finds its
- * binary from its own folder) stay outside. dist/cli/main.js becomes scripts/cliLauncher.js,
- * which runs the bundle with a V8 code cache.
+ * binary from its own folder) stay outside. The entry is dist/bin.js (src/bin.ts), which also
+ * hands the CLI the library for configured features. dist/cli/main.js (the package's bin) is
+ * scripts/cliLauncher.js, which runs the bundle with a V8 code cache.
  */
-function bundleCli(entry) {
+function bundleCli(entry, bin) {
   const esbuild = require('esbuild');
-  const cliDir = path.dirname(entry);
+  const cliDir = path.dirname(bin);
   const distDir = srcOut;
   const keepDirname = {
     name: 'keep-dirname',
@@ -75,8 +75,8 @@ function bundleCli(entry) {
     })
     .then(() => {
       // The command is a small launcher that runs the bundle with a V8 code cache.
-      fs.copyFileSync(path.join(__dirname, 'cliLauncher.js'), entry);
-      fs.chmodSync(entry, 0o755);
+      fs.copyFileSync(path.join(__dirname, 'cliLauncher.js'), bin);
+      fs.chmodSync(bin, 0o755);
     })
     .catch((error) => {
       console.error(`Bundling the CLI failed: ${error.message}`);
