@@ -30,8 +30,7 @@ function copyAssets(dir) {
 }
 copyAssets(path.join(root, 'src'));
 const bin = path.join(srcOut, 'cli', 'main.js');
-if (!bench) bundleCli(bin);
-if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
+if (!bench) bundleCli(path.join(srcOut, 'bin.js'), bin);
 
 /**
  * The CLI as one CommonJS file: loading inversify's ES-module build through require and a few
@@ -40,13 +39,14 @@ if (fs.existsSync(bin)) fs.chmodSync(bin, 0o755);
  * already compiled. Each module's `__dirname` keeps pointing at its own folder in dist/, where its
  * `.md` templates are. The MCP SDK is bundled too (esbuild keeps a require inside a function
  * lazy, so commands without MCP do not initialise it; bundled, it shares the code cache);
- * @vscode/ripgrep (which finds its binary from its own folder) stays outside.
- * TOOLHOST_BUNDLE_NO_MINIFY=1 keeps names readable for profiling. dist/cli/main.js becomes scripts/cliLauncher.js,
- * which runs the bundle with a V8 code cache.
+ * @vscode/ripgrep (which finds its binary from its own folder) stays outside. The entry is
+ * dist/bin.js (src/bin.ts), which also hands the CLI the library for configured features.
+ * dist/cli/main.js (the package's bin) is scripts/cliLauncher.js, which runs the bundle with a V8
+ * code cache. TOOLHOST_BUNDLE_NO_MINIFY=1 keeps names readable for profiling.
  */
-function bundleCli(entry) {
+function bundleCli(entry, bin) {
   const esbuild = require('esbuild');
-  const cliDir = path.dirname(entry);
+  const cliDir = path.dirname(bin);
   const distDir = srcOut;
   const keepDirname = {
     name: 'keep-dirname',
@@ -77,8 +77,8 @@ function bundleCli(entry) {
     })
     .then(() => {
       // The command is a small launcher that runs the bundle with a V8 code cache.
-      fs.copyFileSync(path.join(__dirname, 'cliLauncher.js'), entry);
-      fs.chmodSync(entry, 0o755);
+      fs.copyFileSync(path.join(__dirname, 'cliLauncher.js'), bin);
+      fs.chmodSync(bin, 0o755);
     })
     .catch((error) => {
       console.error(`Bundling the CLI failed: ${error.message}`);

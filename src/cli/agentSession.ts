@@ -4,7 +4,11 @@ import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
-import { type App, type AppConfigInput, createApp } from '../scopes/appScope';
+import { type App, type AppConfigInput, createApp, type CreateAppOptions } from '../scopes/appScope';
+import { builtinFeatures } from '../scopes/builtinFeatures';
+import { ConfigError } from '../services/config/configLoader';
+import { errorMessage } from '../base/errors';
+import { createCliFeature, type LoadedFeatureModule, loadConfiguredFeatures } from './configFeatures';
 import { describeInactiveToolPattern, findInactiveToolPatterns } from '../toolPolicy/findInactiveToolPatterns';
 import { type ResolvedWorkspace, type WorkspaceFlags, resolveWorkspace } from './commonOptions';
 import { type CliIo, UsageError } from './io';
@@ -18,10 +22,12 @@ export interface AgentSession {
   dispose(): Promise<void>;
 }
 
-/** An App with every builtin feature and one agent for the flags' workspace and profile. */
+/** An App with every builtin feature, those of config `features`, and one agent for the flags' workspace and profile. */
 export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (agent: Container) => void): AgentSession {
   const workspace = resolveWorkspace(flags, io);
-  const app = createApp({
+  const modules = loadConfiguredFeatures(workspace.configInput, workspace.configFile, workspace.configSource, io.library);
+  const app = createAppWith(modules, workspace.configSource, {
+    features: [...builtinFeatures(), createCliFeature(), ...modules.flatMap((m) => m.features)],
     config: workspace.configInput as AppConfigInput,
     configSource: workspace.configSource,
     // MCP stdio servers start in the workspace, and relative `cwd`s resolve there.
@@ -47,6 +53,19 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
     whenMcpSettled: async () => mcp?.whenSettled(io.interrupt),
     dispose: () => app.dispose(),
   };
+}
+
+/** createApp; a configured feature the App refuses (a taken id, a missing requirement) is a usage error naming its module. */
+function createAppWith(modules: readonly LoadedFeatureModule[], configSource: string, options: CreateAppOptions): App {
+  try {
+    return createApp(options);
+  } catch (error) {
+    if (error instanceof ConfigError || modules.length === 0) throw error;
+    const message = errorMessage(error);
+    const culprit = modules.find((m) => m.features.some((f) => message.includes(`"${f.id}"`)));
+    const from = culprit ? `module "${culprit.specifier}"` : `modules ${modules.map((m) => `"${m.specifier}"`).join(', ')}`;
+    throw new UsageError(`${configSource}: features: ${from} was refused: ${message}`);
+  }
 }
 
 function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, io: CliIo): void {

@@ -1,5 +1,13 @@
 import * as os from 'node:os';
 
+/**
+ * The library modules of the running toolhost, by the specifier a feature imports them with
+ * (`toolhost`, `toolhost/internals`), each loaded on first use. A configured feature that imports
+ * toolhost gets these, the CLI's own copy: its Feature, service ids and inversify are then the
+ * ones the CLI's App is built with (the CLI is one bundled file; `dist/index.js` would be another copy).
+ */
+export type HostLibrary = Readonly<Record<string, () => object>>;
+
 /** Where the CLI reads and writes; tests pass their own. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
@@ -12,6 +20,8 @@ export interface CliIo {
    * the signal's name.
    */
   readonly interrupt?: AbortSignal;
+  /** What config `features` modules get when they import toolhost (set by the command's entry; absent: their own copy). */
+  readonly library?: HostLibrary;
 }
 
 export const EXIT_OK = 0;

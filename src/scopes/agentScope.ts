@@ -14,6 +14,7 @@ import { IAgentToolRegistryService } from '../services/toolRegistry/toolRegistry
 import { IAgentToolSelectService, type ModelToolInfo } from '../services/toolSelect/toolSelect';
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
 import { IAgentStartup } from '../di/agentStartup';
+import { ISessionInteractionService } from '../services/interaction/interaction';
 import { coreAgentModule } from './coreModules';
 import type { Feature } from '../di/feature';
 import type { AgentToolContribution, ServiceAccessor } from '../di/toolContribution';
@@ -87,6 +88,13 @@ export class Agent {
       disabledTools: [...(options.disabledTools ?? [])],
     };
 
+    if (host.container.isCurrentBound(ISessionInteractionService)) {
+      throw new AgentCreationError(
+        'ISessionInteractionService is bound in the App container, but every agent binds its own, so that binding would never be asked. ' +
+          'Bind the host per agent instead: createAgent({ overrides: (c) => c.rebind(ISessionInteractionService).toConstantValue(host) }), ' +
+          'or later agent.container.rebind(ISessionInteractionService).toConstantValue(host).',
+      );
+    }
     const container = new Container({ parent: host.container });
     this.container = container;
     container.bind(IAgentOptions).toConstantValue(agentOptions);

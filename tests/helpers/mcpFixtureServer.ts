@@ -15,6 +15,7 @@ export interface FixtureOptions {
   readonly extraTools?: readonly string[];
   readonly oddTools?: boolean;
   readonly backtrackingPatterns?: boolean;
+  readonly badSchemas?: boolean;
   readonly http?: boolean;
   readonly requireToken?: string;
 }

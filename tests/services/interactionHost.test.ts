@@ -1,5 +1,9 @@
 import { interactionHost } from '../../src/services/interaction/interactionHost';
-import { NoInteractionHostError } from '../../src/services/interaction/interaction';
+import { ISessionInteractionService, NoInteractionHostError } from '../../src/services/interaction/interaction';
+import { IAgentUserToolService } from '../../src/services/userTools/userTools';
+import { createApp } from '../../src/scopes/appScope';
+import { AgentCreationError } from '../../src/scopes/agentScope';
+import { approve, approveAll, FakeHost } from '../helpers/fakeHost';
 import { testTool } from '../helpers/testTools';
 import { useAgent } from '../helpers/agentHarness';
 
@@ -37,5 +41,58 @@ describe('interactionHost', () => {
     ]);
     expect(results[1]!.output).toContain('not that one');
     expect(seen).toEqual(['approve Safe: Safe {}', 'approve Risky: Risky {}']);
+  });
+});
+
+describe('rebinding the interaction service after createAgent', () => {
+  const rebind = (host: ISessionInteractionService) => fx.agent.container.rebind(ISessionInteractionService).toConstantValue(host);
+
+  test('approvals go to the new host; the old one sees nothing', async () => {
+    const oldHost = approveAll();
+    fx.open({ tools: [testTool('Risky')], interactions: oldHost });
+    // The approval service already exists: the executor was used once with the old host.
+    expect((await fx.agent.executor.execute([{ id: 'a', name: 'Risky', arguments: {} }]))[0]!.outcome).toBe('executed');
+    expect(oldHost.approvals.map((r) => r.toolCallId)).toEqual(['a']);
+
+    const newHost = new FakeHost({ approval: () => ({ decision: 'reject', feedback: 'the new host says no' }) });
+    rebind(newHost);
+    const [result] = await fx.agent.executor.execute([{ id: 'b', name: 'Risky', arguments: {} }]);
+    expect(result).toMatchObject({ outcome: 'denied' });
+    expect(result!.output).toContain('the new host says no');
+    expect(newHost.approvals.map((r) => r.toolCallId)).toEqual(['b']);
+    expect(oldHost.approvals.map((r) => r.toolCallId)).toEqual(['a']);
+  });
+
+  test('an agent created with no host gets one by rebinding: approvals and user tools reach it', async () => {
+    fx.open({ tools: [testTool('Risky')] });
+    fx.agent.get(IAgentUserToolService).register({ name: 'deploy', description: 'Deploys.' });
+    expect((await fx.agent.executor.execute([{ id: 'a', name: 'Risky', arguments: {} }]))[0]!.output).toContain('there is no one to approve it');
+
+    const host = new FakeHost({ approval: approve, user_tool: (request) => ({ output: `host ran ${request.name}` }) });
+    rebind(host);
+    const results = await fx.agent.executor.execute([
+      { id: 'b', name: 'Risky', arguments: {} },
+      { id: 'c', name: 'deploy', arguments: {} },
+    ]);
+    expect(results.map((r) => [r.outcome, r.output])).toEqual([
+      ['executed', 'Risky done'],
+      ['executed', 'host ran deploy'],
+    ]);
+    expect(host.requests.map((r) => `${r.kind}:${'toolCallId' in r ? r.toolCallId : ''}`)).toEqual(['approval:b', 'user_tool:c']);
+  });
+
+  test('binding it in the App container, where agents never look, is refused at createAgent with what to do instead', () => {
+    const app = createApp({ features: [], overrides: (c) => c.bind(ISessionInteractionService).toConstantValue(approveAll()) });
+    try {
+      expect(() => app.createAgent({ cwd: fx.dir })).toThrow(
+        new AgentCreationError(
+          'ISessionInteractionService is bound in the App container, but every agent binds its own, so that binding would never be asked. ' +
+            'Bind the host per agent instead: createAgent({ overrides: (c) => c.rebind(ISessionInteractionService).toConstantValue(host) }), ' +
+            'or later agent.container.rebind(ISessionInteractionService).toConstantValue(host).',
+        ),
+      );
+    } finally {
+      void app.dispose();
+    }
   });
 });

@@ -19,6 +19,8 @@ export {
   IMcpClientOptions,
   McpCallError,
   MAX_MCP_TOOL_DESCRIPTION_CHARS,
+  MAX_MCP_TOOL_DEPTH,
+  MAX_MCP_TOOL_VALUES,
   type McpClientOptions,
   type McpServerState,
   type McpServerStatus,

@@ -6,8 +6,10 @@ import { toolError } from '../../tool/contract';
 import { IConfigService } from '../config/config';
 import { AbortWatch, GAVE_UP } from '../executor/abortWatch';
 import { describeError } from '../executor/callEnd';
+import type { ServiceAccessor } from '../../di/toolContribution';
 import type { ToolCallInfo } from '../executor/toolExecutor';
 import { type ApprovalRequest, ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
+import { IAgentServiceAccessor } from '../toolActivation/toolActivation';
 import { IAgentWorkspaceService } from '../workspace/workspace';
 import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
 import type { ApprovalReview, IAgentToolApprovalService } from './toolApproval';
@@ -24,8 +26,13 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
-    @inject(ISessionInteractionService) private readonly interactions: ISessionInteractionService,
+    @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
   ) {}
+
+  /** Resolved at each use, so a host that rebinds the interaction service after createAgent gets the requests. */
+  private get interactions(): ISessionInteractionService {
+    return this.services.get(ISessionInteractionService);
+  }
 
   get sessionGrants(): readonly string[] {
     return this.grants;
@@ -85,15 +92,16 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       display: call.execution.display ?? { kind: 'generic', summary: description, detail: call.args },
       approvalRule: call.execution.approvalRule,
     };
+    const host = this.interactions;
     let response;
     // A host that ignores the abort is given up on after the grace period, so neither this call
     // nor the requests queued behind it wait for it forever.
     const watch = new AbortWatch(call.signal, this.config.config.executor.abortGraceMs);
     try {
-      response = await watch.untilGraceOver(this.interactions.request(request, call.signal));
+      response = await watch.untilGraceOver(host.request(request, call.signal));
     } catch (error) {
       if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
-      if (isNoHostError(error)) return { approved: false, result: this.noHost(call) };
+      if (isNoHostError(error)) return { approved: false, result: this.noHost(call, host) };
       return {
         approved: false,
         result: toolError(`Tool "${call.name}" was not run: the approval request failed (${describeError(error)}). ${DO_NOT_RETRY}`),
@@ -111,8 +119,8 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     return { approved: false, result: toolError(`Tool "${call.name}" was not run: the user rejected it.${reason} ${DO_NOT_RETRY}`) };
   }
 
-  private noHost(call: ToolCallInfo) {
-    const hint = this.interactions.unavailableHint;
+  private noHost(call: ToolCallInfo, host: ISessionInteractionService = this.interactions) {
+    const hint = host.unavailableHint;
     return toolError(
       `Tool "${call.name}" was not run: it needs approval and there is no one to approve it.` +
         ` To allow it, add a rule such as "${call.execution.approvalRule}" to approval.allow in toolhost.json${hint ? `, or ${hint}` : ''}. ${DO_NOT_RETRY}`,

@@ -6,6 +6,8 @@ import { ToolAccesses } from '../../tool/accesses';
 import type { JsonSchema, ToolExecution, ToolResult } from '../../tool/contract';
 import { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
 import { ISessionInteractionService } from '../interaction/interaction';
+import { IAgentServiceAccessor } from '../toolActivation/toolActivation';
+import type { ServiceAccessor } from '../../di/toolContribution';
 import { IBuiltinToolAssemblyService } from '../toolAssembly/builtinToolAssembly';
 import { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
 import { type IAgentUserToolService, UserToolError, type UserToolRegistration } from './userTools';
@@ -20,7 +22,7 @@ export class AgentUserToolService implements IAgentUserToolService {
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IBuiltinToolAssemblyService) private readonly assembly: IBuiltinToolAssemblyService,
     @inject(IToolArgsValidatorService) private readonly validator: IToolArgsValidatorService,
-    @inject(ISessionInteractionService) private readonly interactions: ISessionInteractionService,
+    @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
   ) {}
 
   get names(): readonly string[] {
@@ -71,7 +73,8 @@ export class AgentUserToolService implements IAgentUserToolService {
   private createTool(input: UserToolRegistration, parameters: JsonSchema): AgentTool {
     const { name, description } = input;
     const accesses = input.accesses ?? ToolAccesses.all();
-    const interactions = this.interactions;
+    // Resolved at each call, so a host that rebinds the interaction service after createAgent runs the tool.
+    const services = this.services;
     const tool = {
       name,
       description,
@@ -84,6 +87,7 @@ export class AgentUserToolService implements IAgentUserToolService {
           description: `Running ${name} (provided by the host)`,
           display: { kind: 'generic', summary: `Running ${name}`, detail: args },
           execute: async (ctx): Promise<ToolResult> => {
+            const interactions = services.get(ISessionInteractionService);
             if (!interactions.canRequest('user_tool')) {
               return { output: `Tool "${name}" is provided by the host, but no host is connected to run it.`, isError: true };
             }

@@ -54,7 +54,8 @@ export interface McpServerStatus {
  * - `server_failed`: a server could not start;
  * - `server_stopped`: a ready server stopped (its process exited, or it became unreachable);
  * - `tools_refresh_failed`: a tools/list after `notifications/tools/list_changed` failed (the old list stays);
- * - `invalid_tool`: a listed tool cannot be used (a schema Ajv cannot compile, a name with no usable character);
+ * - `invalid_tool`: a listed tool cannot be used (a schema Ajv cannot compile, a name with no usable character,
+ *   a definition that breaks the MCP Tool schema or passes MAX_MCP_TOOL_DEPTH / MAX_MCP_TOOL_VALUES);
  * - `tool_collision`: a tool was not registered because its qualified name is taken (Agent scope, see `collision`).
  */
 export type McpWarningCode = 'server_failed' | 'server_stopped' | 'tools_refresh_failed' | 'invalid_tool' | 'tool_collision';
@@ -149,3 +150,8 @@ export const IMcpConnectionManager = createServiceId<IMcpConnectionManager>('Mcp
 
 /** Longer descriptions from servers are cut (with a marker) so one server cannot flood the context. */
 export const MAX_MCP_TOOL_DESCRIPTION_CHARS = 2_048;
+
+/** Nesting deeper than this in one listed tool's definition (its schemas) leaves the tool out: compiling or copying it recursively would exhaust the stack. */
+export const MAX_MCP_TOOL_DEPTH = 128;
+/** Values (objects, arrays, strings, numbers …) in one listed tool's definition; more leaves the tool out: it would cost the model's context and the compile time. */
+export const MAX_MCP_TOOL_VALUES = 20_000;

@@ -12,6 +12,7 @@ import { expandOrThrow } from './envExpansion';
 import { type McpServerConfig, type McpTransportKind, mcpTransportKind } from '../mcpConfig';
 import { StdioProcessTransport } from './stdioProcessTransport';
 import { sanitizeMcpNamePart } from './toolNaming';
+import { checkListedTool, RawListToolsResult } from './listedTools';
 import type { JsonSchema } from '../../../tool/contract';
 import {
   MAX_MCP_TOOL_DESCRIPTION_CHARS,
@@ -57,6 +58,16 @@ class LenientSchemaValidator implements jsonSchemaValidator {
     }
     return (input) => this.patterns.within(() => validate(input));
   }
+}
+
+/**
+ * The SDK keeps each listed tool's output-schema validator and task support for callTool; its
+ * listTools fills that cache, and tools/list is read without it here (see RawListToolsResult).
+ */
+function cacheToolMetadata(client: Client, tools: readonly McpListedTool[]): void {
+  const sdkClient = client as unknown as { cacheToolMetadata?: (tools: readonly McpListedTool[]) => void };
+  if (typeof sdkClient.cacheToolMetadata !== 'function') throw new Error('the MCP SDK has no Client.cacheToolMetadata (toolhost needs it to check tool results); update toolhost');
+  sdkClient.cacheToolMetadata(tools);
 }
 
 /** How long defining tools may run before it lets other work in. */
@@ -260,11 +271,11 @@ export class McpServerConnection {
   }
 
   private async listTools(client: Client, options: { signal?: AbortSignal; timeout: number }): Promise<McpToolDefinition[]> {
-    const listed: McpListedTool[] = [];
+    const listed: unknown[] = [];
     let cursor: string | undefined;
     const seenCursors = new Set<string>();
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+      const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, RawListToolsResult, options);
       listed.push(...page.tools);
       cursor = page.nextCursor;
       if (cursor !== undefined) {
@@ -274,32 +285,42 @@ export class McpServerConnection {
     } while (cursor !== undefined);
     const definitions: McpToolDefinition[] = [];
     const cache = new Map<string, { json: string; definition: McpToolDefinition }>();
-    const unusable: McpToolDefinition[] = [];
+    const usable: McpListedTool[] = [];
+    const unusable: { name: string; reason: string }[] = [];
     let slice = performance.now();
-    for (const tool of listed) {
+    for (const [index, entry] of listed.entries()) {
       // Compiling schemas costs ~0.3 ms each: a server with 1,000 tools must not hold the event loop for long.
       if (performance.now() - slice > YIELD_AFTER_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         slice = performance.now();
       }
+      const checked = checkListedTool(entry);
+      if (!checked.ok) {
+        // Left out entirely: its definition may be too big or too deep to keep, show or compile.
+        unusable.push({ name: checked.name ?? `#${index + 1}`, reason: checked.reason });
+        continue;
+      }
+      const tool = checked.tool;
+      usable.push(tool);
       const json = JSON.stringify(tool);
       const cached = this.definitionCache.get(tool.name);
       let definition = cached && cached.json === json ? cached.definition : undefined;
       if (!definition) {
         definition = this.define(tool);
-        if (definition.unusableReason !== undefined) unusable.push(definition);
+        if (definition.unusableReason !== undefined) unusable.push({ name: definition.name, reason: definition.unusableReason });
       }
       cache.set(tool.name, { json, definition });
       definitions.push(definition);
     }
+    cacheToolMetadata(client, usable);
     this.definitionCache.clear();
     for (const [key, value] of cache) this.definitionCache.set(key, value);
-    for (const definition of unusable) {
+    for (const { name, reason } of unusable) {
       this.host.warn({
         code: 'invalid_tool',
         server: this.name,
-        tool: definition.name,
-        message: `MCP tool "${definition.name}" of server "${this.name}" was not registered: ${definition.unusableReason}. The server's other tools work.`,
+        tool: name,
+        message: `MCP tool "${name}" of server "${this.name}" was not registered: ${reason}. The server's other tools work.`,
       });
     }
     return definitions;
