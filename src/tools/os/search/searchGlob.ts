@@ -35,6 +35,11 @@ function compileGlobLine(line: string, raw: string, what: 'glob' | 'pattern'): G
   }
 }
 
+/** Trailing whitespace goes unless escaped (`\\ `), as in a gitignore line; leading whitespace is part of the name, as in rg. */
+function trimGlobEnd(raw: string): string {
+  return raw.endsWith('\\ ') ? raw : raw.trimEnd();
+}
+
 function hasParentSegment(pattern: string): boolean {
   return pattern.split('/').some((segment) => segment === '..');
 }
@@ -57,7 +62,7 @@ export interface SearchGlob {
 }
 
 export function compileSearchGlob(raw: string, root: string): SearchGlob | { error: string } {
-  let body = raw.trim();
+  let body = trimGlobEnd(raw);
   const negated = body.startsWith('!');
   if (negated) body = body.slice(1);
   if (body === '') return { error: `The glob "${raw}" is empty. Use a pattern such as "*.ts" or "src/**/*.ts", or leave glob out.` };
@@ -122,7 +127,7 @@ function globPattern(line: string, rule: GitignoreRule): GlobPattern {
 
 /** Glob's `pattern`, compiled as `rg -g` compiles it (relative to the search folder, anchored where it says so). */
 export function compileGlobPattern(raw: string, root: string): GlobPattern | { error: string } {
-  let pattern = raw.trim();
+  let pattern = trimGlobEnd(raw);
   if (pattern === '') return { error: 'The pattern is empty. Use a glob such as "**/*.ts".' };
   if (pattern.startsWith('!')) {
     return { error: `The pattern "${raw}" starts with "!": Glob takes one pattern of files to find, not exclusions. Narrow the pattern or the path instead.` };
