@@ -133,6 +133,8 @@ describe('a folder whose .git is a file (a worktree or a submodule)', () => {
     writeFiles(root, { 'top.txt': 'x' });
     git(root, 'init', '-q');
     git(root, 'submodule', '-q', 'add', origin, 'mod');
+    // rg reads no exclude file for a submodule (its .git names a folder without a commondir file).
+    writeFiles(root, { '.git/modules/mod/info/exclude': 'a.txt\n' });
     const expected = rgFiles(root, true, false);
     expect(expected).toEqual(expect.arrayContaining(['top.txt', 'mod/a.txt', 'mod/sub/b.txt', '.gitmodules']));
     expect(expected).not.toContain('mod/x.log');
