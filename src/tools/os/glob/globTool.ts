@@ -19,7 +19,7 @@ import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
-import { byteForm } from '../search/globRegex';
+import { byteForm, isAscii } from '../search/globRegex';
 import { compileGlobPattern, type GlobPattern, ruleMatchesPath } from '../search/searchGlob';
 import { describeFolder, displayPath, formatSeconds, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
 import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
@@ -140,8 +140,10 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
   const unstamped: string[] = [];
   let sensitive = 0;
 
+  const { basenameOnly, regex } = rule;
   const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
     const base = dir.endsWith('/') ? dir : `${dir}/`;
+    const asciiDir = isAscii(relDir);
     for (const entry of entries) {
       const name = entry.name;
       if (entry.isDirectory()) {
@@ -153,7 +155,7 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
       }
       if (depth !== undefined && dirDepth + 1 !== depth) continue;
       const rel = relDir + name;
-      if (!ruleMatchesPath(rule, rule.basenameOnly ? byteForm(name) : byteForm(rel))) continue;
+      if (basenameOnly ? !regex.test(byteForm(name)) : !ruleMatchesPath(rule, asciiDir ? relDir + byteForm(name) : byteForm(rel))) continue;
       const path = base + name;
       if (isSensitivePath(path)) sensitive++;
       else if (!local) unstamped.push(rel);

@@ -73,17 +73,14 @@ export function compileGitignoreLine(rawLine: string, options: GitignoreLineOpti
   }
   if (line === '') return undefined;
   let glob = line;
-  let anyDepth = false;
-  if (!anchored && !line.includes('/') && !(glob.startsWith('**/') || glob === '**')) {
-    // A name at any depth: `**/name`.
-    anyDepth = true;
-    glob = `**/${glob}`;
-  }
+  // A name at any depth: `name` is `**/name`.
+  if (!anchored && !line.includes('/') && !(glob.startsWith('**/') || glob === '**')) glob = `**/${glob}`;
   // `dir/**` matches everything inside dir, but not dir itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
-  if (anyDepth) {
-    const name = globToRegex(line, options);
-    if (!name.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(name.source) };
+  const name = glob.slice(3);
+  if (glob.startsWith('**/') && !name.includes('/')) {
+    const nameRegex = globToRegex(name, options);
+    if (!nameRegex.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(nameRegex.source) };
   }
   return { source, whitelist, dirOnly, basenameOnly: false, regex: new RegExp(globToRegex(glob, options).source) };
 }

@@ -266,6 +266,11 @@ export function globToRegex(glob: string, options: GlobRegexOptions): CompiledGl
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\x00-\x7f]/;
 
+/** Whether a string is all ASCII, so its own byte form. */
+export function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+
 /** The path as the regexes of globToRegex read it: its UTF-8 bytes, one latin1 character each. */
 export function byteForm(path: string): string {
   return NON_ASCII.test(path) ? Buffer.from(path, 'utf8').toString('latin1') : path;

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import { GitignoreRules, type IgnoreVerdict } from './gitignore';
-import { byteForm } from './globRegex';
+import { byteForm, isAscii } from './globRegex';
 
 /**
  * What Glob and Grep leave out of a search, the same for every engine:
@@ -189,8 +189,11 @@ export class IgnoreTree {
     return { dir, parent, hasGit, ...(custom ? { custom } : {}), ...(dot ? { dot } : {}), ...(git ? { git } : {}), ...(exclude ? { exclude } : {}) };
   }
 
-  /** Whether an entry of the directory whose level is `level` is ignored. */
-  isIgnored(level: IgnoreLevel, path: string, isDir: boolean): boolean {
+  /**
+   * Whether an entry of the directory whose level is `level` is ignored. `ascii`: whether the
+   * path is all ASCII, when the caller knows (a listing tests its folder once, not every path).
+   */
+  isIgnored(level: IgnoreLevel, path: string, isDir: boolean, ascii = isAscii(path)): boolean {
     if (!this.enabled) return false;
     let custom: IgnoreVerdict;
     let dot: IgnoreVerdict;
@@ -198,7 +201,6 @@ export class IgnoreTree {
     let exclude: IgnoreVerdict;
     let sawGit = false;
     // An ASCII path is its own byte form, and so is every part of it.
-    const ascii = byteForm(path) === path;
     for (let l: IgnoreLevel | undefined = level; l; l = l.parent) {
       if (!l.custom && !l.dot && !l.git && !l.exclude) {
         sawGit ||= l.hasGit;
