@@ -6,7 +6,7 @@ import { callTool, openHarness, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 
 /**
- * The shared search rules against ripgrep itself: Glob (tinyglobby plus our ignore rules) lists
+ * The shared search rules against ripgrep itself: Glob (its walk with our ignore rules) lists
  * exactly the files `rg --files` lists with the flags the ripgrep engine passes, on a tree that
  * exercises the gitignore corners.
  */
