@@ -160,7 +160,7 @@ class GlobParser {
       const range = ranges[ranges.length - 1]!;
       range[1] = c;
       if (range[1].codePointAt(0)! < range[0].codePointAt(0)!) {
-        throw new GlobSyntaxError(`invalid range; "${range[0]}" > "${range[1]}" in "${this.glob}" (write the smaller character first)`);
+        throw new GlobSyntaxError(`invalid range; "${range[0]}" > "${range[1]}" (write the smaller character first)`);
       }
     };
     for (;;) {
