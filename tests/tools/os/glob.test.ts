@@ -245,7 +245,7 @@ describe('Glob errors', () => {
     expect(await list('**/src/*.ts')).toEqual({ files: ['other/src/c.ts', 'src/a.ts'], listed: ['.', 'other', 'other/src', 'src', 'src/deep'] });
   });
 
-  test('a large listing (its stats partly on a worker thread) is exactly newest first', async () => {
+  test('a large listing is exactly newest first', async () => {
     const names = Array.from({ length: 2_600 }, (_, i) => `d${i % 7}/f${String(i).padStart(4, '0')}.ts`);
     writeFiles(fx.dir, Object.fromEntries(names.map((n) => [n, ''])));
     // A shuffled age order, so neither path order nor creation order is the answer.

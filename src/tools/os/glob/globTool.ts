@@ -24,13 +24,10 @@ import { compileGlobPattern, type GlobPattern, ruleMatchesPath } from '../search
 import { describeFolder, displayPath, formatSeconds, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
 import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
 import { type GlobInput, GlobInputSchema, GLOB_SAMPLES } from './glob';
-import { MtimeWorker } from './mtimeWorker';
 import { globConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
 const STAT_BATCH = 2_000;
-/** Matches stat-ed on the main thread before the rest go to a worker (MtimeWorker), in batches of this size. */
-const INLINE_STATS = 1_000;
 /** Folders listed at once: enough to keep the thread pool busy while the main thread filters. */
 const WALK_CONCURRENCY = 8;
 
@@ -162,35 +159,11 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
       const path = base + name;
       if (isSensitivePath(path)) sensitive++;
       else if (!local) unstamped.push(rel);
-      else if (inlineStats < INLINE_STATS) {
-        inlineStats++;
+      else {
         const mtime = local.mtimeMs(path);
         if (mtime !== undefined) stamped.push([mtime, rel]);
-      } else {
-        unstamped.push(rel);
-        if (unstamped.length - sentToWorker >= INLINE_STATS) sendToWorker();
       }
     }
-  };
-
-  // A large listing: the rest of the stats on a worker thread, in batches, while the walk goes on.
-  let inlineStats = 0;
-  let sentToWorker = 0;
-  let worker: MtimeWorker | undefined;
-  const workerBatches: Array<Promise<void>> = [];
-  const sendToWorker = (): void => {
-    worker ??= new MtimeWorker();
-    const rels = unstamped.slice(sentToWorker);
-    sentToWorker = unstamped.length;
-    const mtimes = worker.mtimes(rels.map((rel) => prefix + rel));
-    workerBatches.push(
-      mtimes.then((times) => {
-        rels.forEach((rel, i) => {
-          const mtime = times ? times[i]! : local!.mtimeMs(prefix + rel);
-          if (mtime !== undefined && !Number.isNaN(mtime)) stamped.push([mtime, rel]);
-        });
-      }),
-    );
   };
 
   const list = (dir: string): Promise<Dirent[]> => {
@@ -241,15 +214,6 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
     pump();
   });
   const timedOut = options.signal.aborted;
-  if (local) {
-    try {
-      if (unstamped.length > sentToWorker) sendToWorker();
-      await Promise.all(workerBatches);
-    } finally {
-      await worker?.dispose();
-    }
-    unstamped.length = 0;
-  }
   for (let i = 0; i < unstamped.length; i += STAT_BATCH) {
     const batch = unstamped.slice(i, i + STAT_BATCH);
     const stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
