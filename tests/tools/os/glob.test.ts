@@ -1,6 +1,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
+import { listGlob } from '../../../src/tools/os/glob/globTool';
+import type { SearchFs } from '../../../src/tools/os/search/ignoreTree';
+import { compileGlobPattern } from '../../../src/tools/os/search/searchGlob';
+import { localSearchFs } from '../../../src/tools/os/search/searchPaths';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
 import { executeAfter, hookedRuntime, replaceWithSymlink } from '../../helpers/pathSwap';
@@ -211,6 +215,55 @@ describe('Glob searches exactly the folder it was resolved with', () => {
 
 describe('Glob errors', () => {
   beforeEach(() => fx.open());
+
+  test('names with ( ) | , are literal; [ ] and { } are glob syntax unless escaped (as in rg -g)', async () => {
+    writeFiles(fx.dir, { 'b(2).txt': '', 'b2.txt': '', 'd|e.txt': '', 'e.txt': '', '[x].txt': '', 'x.txt': '', '{y}.txt': '', 'y.txt': '', 'a,b': '' });
+    expect(await glob({ pattern: 'b(2).txt' })).toBe('b(2).txt');
+    expect(await glob({ pattern: 'd|e.txt' })).toBe('d|e.txt');
+    expect(await glob({ pattern: '[x].txt' })).toBe('x.txt');
+    expect(await glob({ pattern: '\\[x\\].txt' })).toBe('[x].txt');
+    expect(await glob({ pattern: '{y}.txt' })).toBe('y.txt');
+    expect(await glob({ pattern: '\\{y\\}.txt' })).toBe('{y}.txt');
+    expect(await glob({ pattern: 'a,b' })).toBe('a,b');
+  });
+
+  test('only the folders a pattern can match in are listed: a literal prefix and a fixed depth', async () => {
+    writeFiles(fx.dir, { 'src/a.ts': '', 'src/deep/b.ts': '', 'other/src/c.ts': '', 'c.ts': '' });
+    const listed: string[] = [];
+    // The real disk, through the runtime path (no local fast path), recording each folder listed.
+    const recording: SearchFs = { ...localSearchFs, local: undefined, readdir: (path, options) => (listed.push(nodePath.relative(fx.dir, path) || '.'), localSearchFs.readdir(path, options)) };
+    const list = async (pattern: string) => {
+      listed.length = 0;
+      const compiled = compileGlobPattern(pattern, fx.dir);
+      if ('error' in compiled) throw new Error(compiled.error);
+      const { files } = await listGlob(recording, fx.dir, compiled, { includeIgnored: false, signal: new AbortController().signal });
+      return { files: [...files].sort(), listed: [...listed].sort() };
+    };
+    expect(await list('src/*.ts')).toEqual({ files: ['src/a.ts'], listed: ['.', 'src'] });
+    expect(await list('*/*.ts')).toEqual({ files: ['src/a.ts'], listed: ['.', 'other', 'src'] });
+    expect(await list('src/**')).toEqual({ files: ['src/a.ts', 'src/deep/b.ts'], listed: ['.', 'src', 'src/deep'] });
+    expect(await list('**/src/*.ts')).toEqual({ files: ['other/src/c.ts', 'src/a.ts'], listed: ['.', 'other', 'other/src', 'src', 'src/deep'] });
+  });
+
+  test('a large listing is exactly newest first', async () => {
+    const names = Array.from({ length: 2_600 }, (_, i) => `d${i % 7}/f${String(i).padStart(4, '0')}.ts`);
+    writeFiles(fx.dir, Object.fromEntries(names.map((n) => [n, ''])));
+    // A shuffled age order, so neither path order nor creation order is the answer.
+    const newestFirst = [...names].sort((a, b) => ((a.charCodeAt(7) * 31 + a.length) % 13) - ((b.charCodeAt(7) * 31 + b.length) % 13) || (a < b ? 1 : -1));
+    ageInOrder(fx.dir, newestFirst);
+    const pages: string[] = [];
+    for (let offset = 0; offset < names.length; offset += 1000) {
+      pages.push(...(await glob({ pattern: '**/*.ts', limit: 1000, offset })).split('\n').filter((l) => l.endsWith('.ts')));
+    }
+    expect(pages).toEqual(newestFirst);
+  });
+
+  test('a glob rg refuses is refused with its reason', async () => {
+    expect(await glob({ pattern: 'a}' })).toBe('The pattern "a}" is not a valid glob: unopened alternate group; missing "{" (write "\\}" for a literal brace).');
+    expect(await glob({ pattern: '{a' })).toBe('The pattern "{a" is not a valid glob: unclosed alternate group; missing "}" (write "\\{" for a literal brace).');
+    expect(await glob({ pattern: 'x[ab' })).toBe('The pattern "x[ab" is not a valid glob: unclosed character class; missing "]" (write "\\[" for a literal bracket).');
+    expect(await glob({ pattern: '[z-a]' })).toBe('The pattern "[z-a]" is not a valid glob: invalid range; "z" > "a" (write the smaller character first).');
+  });
 
   test('a missing path, a file as path, "..", "!" and an absolute pattern outside the folder', async () => {
     writeFiles(fx.dir, { 'a.txt': '' });

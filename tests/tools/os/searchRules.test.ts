@@ -6,7 +6,7 @@ import { callTool, openHarness, text } from '../../helpers/agentHarness';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 
 /**
- * The shared search rules against ripgrep itself: Glob (tinyglobby plus our ignore rules) lists
+ * The shared search rules against ripgrep itself: Glob (its walk with our ignore rules) lists
  * exactly the files `rg --files` lists with the flags the ripgrep engine passes, on a tree that
  * exercises the gitignore corners.
  */
@@ -82,5 +82,63 @@ describe.each([
     expect(await globFiles(dir.path, includeIgnored)).toEqual(expected);
     const sub = nodePath.join(dir.path, 'pkg');
     expect((await globFiles(sub, includeIgnored)).map((p) => `pkg/${p}`)).toEqual(rgFiles(sub, repository, includeIgnored).map((p) => `pkg/${p}`));
+  });
+});
+
+/** git, run for a test tree (no global or system config, fixed identity). */
+function git(cwd: string, ...args: string[]): void {
+  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
+}
+
+async function grepFiles(root: string, engine: 'builtin' | 'ripgrep'): Promise<string> {
+  const h = openHarness({ cwd: root, builtins: true, config: { grep: { engine } } });
+  const out = text(await callTool(h.agent, 'Grep', { pattern: '^', head_limit: 0 }));
+  await h.dispose();
+  return out.split('\n').sort().join('\n');
+}
+
+describe('a folder whose .git is a file (a worktree or a submodule)', () => {
+  const files = { 'a.txt': 'x', 'sub/b.txt': 'x', 'x.log': 'x', 'excluded.txt': 'x', '.gitignore': '*.log\n' };
+
+  function repoWithCommit(path: string): void {
+    writeFiles(path, files);
+    git(path, 'init', '-q');
+    git(path, 'add', '.');
+    git(path, 'commit', '-qm', 'files');
+    writeFiles(path, { '.git/info/exclude': 'excluded.txt\n' });
+  }
+
+  test('a worktree below a search folder that is no repository: listed like rg --files, by Glob and both Grep engines', async () => {
+    const repo = nodePath.join(dir.path, 'repo');
+    const root = nodePath.join(dir.path, 'root');
+    repoWithCommit(repo);
+    writeFiles(root, { 'top.txt': 'x' });
+    git(repo, 'worktree', 'add', '-q', nodePath.join(root, 'wt'));
+    const expected = rgFiles(root, false, false);
+    expect(expected).toEqual(expect.arrayContaining(['top.txt', 'wt/a.txt', 'wt/sub/b.txt']));
+    expect(expected).not.toContain('wt/x.log');
+    expect(await globFiles(root, false)).toEqual(expected);
+    for (const engine of ['builtin', 'ripgrep'] as const) expect([engine, await grepFiles(root, engine)]).toEqual([engine, expected.join('\n')]);
+  });
+
+  test('a submodule inside a repository: listed like rg --files, by Glob and both Grep engines', async () => {
+    const origin = nodePath.join(dir.path, 'origin');
+    const root = nodePath.join(dir.path, 'super');
+    repoWithCommit(origin);
+    writeFiles(root, { 'top.txt': 'x' });
+    git(root, 'init', '-q');
+    git(root, 'submodule', '-q', 'add', origin, 'mod');
+    // rg reads no exclude file for a submodule (its .git names a folder without a commondir file).
+    writeFiles(root, { '.git/modules/mod/info/exclude': 'a.txt\n' });
+    const expected = rgFiles(root, true, false);
+    expect(expected).toEqual(expect.arrayContaining(['top.txt', 'mod/a.txt', 'mod/sub/b.txt', '.gitmodules']));
+    expect(expected).not.toContain('mod/x.log');
+    expect(await globFiles(root, false)).toEqual(expected);
+    for (const engine of ['builtin', 'ripgrep'] as const) expect([engine, await grepFiles(root, engine)]).toEqual([engine, expected.join('\n')]);
   });
 });

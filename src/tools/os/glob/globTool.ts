@@ -1,8 +1,6 @@
 import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
-import picomatch from 'picomatch';
-import { glob as tinyglob } from 'tinyglobby';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
@@ -19,9 +17,10 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
-import { type FilteredEntries, FilteredListing } from '../search/filteredListing';
+import { FilteredListing } from '../search/filteredListing';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
-import { normalizeGlobPattern } from '../search/searchGlob';
+import { byteForm, isAscii } from '../search/globRegex';
+import { compileGlobPattern, type GlobPattern, ruleMatchesPath } from '../search/searchGlob';
 import { describeFolder, displayPath, formatSeconds, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
 import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
 import { type GlobInput, GlobInputSchema, GLOB_SAMPLES } from './glob';
@@ -29,6 +28,8 @@ import { globConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
 const STAT_BATCH = 2_000;
+/** Folders listed at once: enough to keep the thread pool busy while the main thread filters. */
+const WALK_CONCURRENCY = 8;
 
 export interface GlobListing {
   /** Relative to the search root, newest first. */
@@ -61,8 +62,8 @@ export class GlobTool implements ExecutableTool<GlobInput> {
   resolveExecution(input: GlobInput): ToolExecution {
     const access = resolvePathAccess(input.path ?? '.', this.workspace.pathContext('search'));
     const root = access.path;
-    const normalized = normalizeGlobPattern(input.pattern, root);
-    if ('error' in normalized) return toolError(normalized.error);
+    const compiled = compileGlobPattern(input.pattern, root);
+    if ('error' in compiled) return toolError(compiled.error);
     const shownRoot = displayPath(root, this.workspace.cwd);
     const generation = this.runtime.generation;
     const detail = [`pattern: ${input.pattern}`, input.include_ignored ? 'include_ignored: true' : undefined].filter(Boolean).join(', ');
@@ -72,11 +73,11 @@ export class GlobTool implements ExecutableTool<GlobInput> {
       description: `Finding files matching ${input.pattern} in ${shownRoot}`,
       approvalRule: literalRule('Glob', root),
       matchesRule: (ruleArgs) => matchPathRule(ruleArgs, root, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
-      execute: (ctx) => this.run(input, root, normalized.pattern, generation, ctx.signal),
+      execute: (ctx) => this.run(input, root, compiled, generation, ctx.signal),
     };
   }
 
-  private async run(input: GlobInput, root: string, pattern: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
+  private async run(input: GlobInput, root: string, pattern: GlobPattern, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
     const options = this.config.section(globConfig);
     const runtimeFs = this.runtime.requireFs();
@@ -122,106 +123,100 @@ export class GlobTool implements ExecutableTool<GlobInput> {
   }
 }
 
-/** Compiled patterns, reused across calls: a model repeats the same few patterns. */
-const compiledGlobs = new Map<string, (path: string) => boolean>();
-
-function compiledGlob(pattern: string): (path: string) => boolean {
-  let matcher = compiledGlobs.get(pattern);
-  if (!matcher) {
-    if (compiledGlobs.size >= 256) compiledGlobs.clear();
-    matcher = picomatch(pattern, { dot: true, posix: true });
-    compiledGlobs.set(pattern, matcher);
-  }
-  return matcher;
-}
-
-/** Lists the files under `root` matching a tinyglobby pattern, newest first, secrets left out. */
-export async function listGlob(fs: SearchFs, root: string, pattern: string, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
+/**
+ * Lists the files under `root` that `pattern` matches, newest first, secrets left out: one walk
+ * with the shared search rules (FilteredListing), each file name matched once. On the local disk
+ * a match is stamped with its modification time as soon as its folder is listed (a synchronous
+ * stat costs less than a thread-pool round trip, and the pool lists further folders meanwhile);
+ * other runtimes stat the matches in batches afterwards.
+ */
+export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
   const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
   const listing = new FilteredListing(fs, tree);
   const local = fs.local;
   const prefix = root.endsWith('/') ? root : `${root}/`;
-  // On the local disk, files that will match are checked for secrets and stamped with their
-  // modification time while the walk goes on: the thread pool lists further folders meanwhile.
-  // tinyglobby's result stays the authority; anything not seen here is handled afterwards.
-  const early = new Map<string, number | 'secret' | 'gone'>();
-  const willMatch = local ? compiledGlob(pattern) : undefined;
-  const stampFiles = (dir: string, entries: readonly Dirent[]): void => {
+  const { rule, dirPrefix, depth } = pattern;
+  const stamped: Array<[number, string]> = [];
+  const unstamped: string[] = [];
+  let sensitive = 0;
+
+  const { basenameOnly, regex } = rule;
+  const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
     const base = dir.endsWith('/') ? dir : `${dir}/`;
+    const asciiDir = isAscii(relDir);
     for (const entry of entries) {
-      if (!entry.isFile()) continue;
-      const path = base + entry.name;
-      const rel = path.slice(prefix.length);
-      if (!willMatch!(rel)) continue;
-      early.set(rel, isSensitivePath(path) ? 'secret' : (local!.mtimeMs(path) ?? 'gone'));
+      const name = entry.name;
+      if (entry.isDirectory()) {
+        // Folders no match can lie in are not entered.
+        if (dirDepth < dirPrefix.length && name !== dirPrefix[dirDepth]) continue;
+        if (depth !== undefined && dirDepth + 1 >= depth) continue;
+        pending.push([base + name, relDir + name + '/', dirDepth + 1]);
+        continue;
+      }
+      if (depth !== undefined && dirDepth + 1 !== depth) continue;
+      const rel = relDir + name;
+      if (basenameOnly ? !regex.test(byteForm(name)) : !ruleMatchesPath(rule, asciiDir ? relDir + byteForm(name) : byteForm(rel))) continue;
+      const path = base + name;
+      if (isSensitivePath(path)) sensitive++;
+      else if (!local) unstamped.push(rel);
+      else {
+        const mtime = local.mtimeMs(path);
+        if (mtime !== undefined) stamped.push([mtime, rel]);
+      }
     }
   };
-  const readdir = (path: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: unknown[]) => void): void => {
-    const done = (listed: FilteredEntries | Promise<FilteredEntries>) => {
-      if (!(listed instanceof Promise)) {
-        callback(null, listed.entries);
-        if (local) stampFiles(path, listed.entries);
-        return;
-      }
-      listed.then(
-        ({ entries }) => {
-          callback(null, entries);
-          if (local) stampFiles(path, entries);
-        },
-        (error: NodeJS.ErrnoException) => callback(error, []),
-      );
-    };
-    if (!local) {
-      done(listing.list(path));
-      return;
-    }
-    local.readdir(path, (error, entries) => {
-      if (error) callback(error, []);
-      else {
-        let listed;
-        try {
-          listed = listing.filter(path, entries);
-        } catch (filterError) {
-          callback(filterError as NodeJS.ErrnoException, []);
+
+  const list = (dir: string): Promise<Dirent[]> => {
+    if (!local) return listing.list(dir).then((listed) => listed.entries);
+    return new Promise((resolve, reject) => {
+      local.readdir(dir, (error, entries) => {
+        if (error) {
+          reject(error);
           return;
         }
-        done(listed);
-      }
+        try {
+          const listed = listing.filter(dir, entries);
+          if (listed instanceof Promise) listed.then((l) => resolve(l.entries), reject);
+          else resolve(listed.entries);
+        } catch (filterError) {
+          reject(filterError as Error);
+        }
+      });
     });
   };
-  const found = await tinyglob(pattern, {
-    cwd: root,
-    dot: true,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-    expandDirectories: false,
-    signal: options.signal,
-    // Only readdir goes through the filter; tinyglobby needs no other file operation without symlinks.
-    fs: { readdir: readdir as never },
+
+  // Depth-first, a few folders at a time; a folder that cannot be listed is left out.
+  const pending: Array<[string, string, number]> = [[root, '', 0]];
+  let inFlight = 0;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (!options.signal.aborted && inFlight < WALK_CONCURRENCY && pending.length > 0) {
+        const [dir, relDir, dirDepth] = pending.pop()!;
+        inFlight++;
+        list(dir).then(
+          (entries) => {
+            inFlight--;
+            try {
+              if (!options.signal.aborted) take(dir, relDir, dirDepth, entries, pending);
+            } catch {
+              // A folder whose entries cannot be stat-ed (listable, not searchable): what was taken stays.
+            }
+            pump();
+          },
+          () => {
+            inFlight--;
+            pump();
+          },
+        );
+      }
+      if (inFlight === 0 && (pending.length === 0 || options.signal.aborted)) resolve();
+    };
+    pump();
   });
   const timedOut = options.signal.aborted;
-  let sensitive = 0;
-  const stamped: Array<[number, string]> = [];
-  const late: string[] = [];
-  for (const rel of found) {
-    const known = early.get(rel);
-    if (known === 'secret') sensitive++;
-    else if (typeof known === 'number') stamped.push([known, rel]);
-    else if (known === undefined) {
-      if (isSensitivePath(prefix + rel)) sensitive++;
-      else late.push(rel);
-    }
-  }
-  for (let i = 0; i < late.length; i += STAT_BATCH) {
-    const batch = late.slice(i, i + STAT_BATCH);
-    let stats: Array<number | undefined>;
-    if (local) {
-      stats = batch.map((rel) => local.mtimeMs(prefix + rel));
-      // Let other work run between slices of synchronous stats.
-      if (i + STAT_BATCH < late.length) await new Promise((resolve) => setImmediate(resolve));
-    } else {
-      stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
-    }
+  for (let i = 0; i < unstamped.length; i += STAT_BATCH) {
+    const batch = unstamped.slice(i, i + STAT_BATCH);
+    const stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
     batch.forEach((rel, j) => {
       const mtime = stats[j];
       if (mtime !== undefined) stamped.push([mtime, rel]);

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
+import { isAscii } from './globRegex';
 import { IGNORE_LEVEL_NAMES, type IgnoreLevel, type IgnoreTree, type SearchFs, VCS_DIR_NAMES } from './ignoreTree';
 
 function stripTrailingSlash(path: string): string {
@@ -63,11 +64,12 @@ export class FilteredListing {
   private keep(dir: string, entries: readonly Dirent[], level: IgnoreLevel): Dirent[] {
     const kept: Dirent[] = [];
     const base = dir === '/' ? '/' : `${dir}/`;
+    const asciiDir = isAscii(dir);
     for (const entry of entries) {
       if (entry.isSymbolicLink() || VCS_DIR_NAMES.has(entry.name)) continue;
       const isDir = entry.isDirectory();
       if (!isDir && !entry.isFile()) continue;
-      if (this.tree.isIgnored(level, base + entry.name, isDir)) continue;
+      if (this.tree.isIgnored(level, base + entry.name, isDir, asciiDir && isAscii(entry.name))) continue;
       kept.push(entry);
     }
     return kept;

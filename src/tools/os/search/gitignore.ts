@@ -1,5 +1,4 @@
-import picomatch from 'picomatch';
-import { rewriteGlobBackslashes } from '../../../tool/globBackslashes';
+import { byteForm, globToRegex, GlobSyntaxError } from './globRegex';
 
 /**
  * gitignore rules, compiled the way ripgrep's `ignore` crate compiles them (so the builtin search
@@ -10,9 +9,9 @@ import { rewriteGlobBackslashes } from '../../../tool/globBackslashes';
  * - a leading `/` anchors the pattern to the directory of the file; so does a `/` in the middle;
  *   a pattern without `/` matches a name at any depth;
  * - a trailing `/` matches directories only;
- * - `*` and `?` never match `/`, `**` spans directories, `{a,b}` alternates, `\` escapes (`\\` is
- *   a literal backslash; a line ending in a backslash that escapes nothing is dropped, as ripgrep
- *   drops it and git never matches it);
+ * - the glob itself is read as rg's globset reads it (globRegex.ts); a line rg refuses (a
+ *   backslash that escapes nothing, a reversed range, an unbalanced brace) is dropped, as rg
+ *   drops it;
  * - the last rule that matches decides.
  *
  * One rule set matches one path on its own: unlike the `ignore` npm package, it never looks at
@@ -26,15 +25,26 @@ export interface GitignoreRule {
   readonly source: string;
   readonly whitelist: boolean;
   readonly dirOnly: boolean;
-  /** Tested against the base name only (a pattern without `/`), else the whole relative path. */
+  /**
+   * Tested against the base name only, else the whole relative path: a pattern without `/` is
+   * `**\/pattern`, which on a path is the same test as `pattern` on its base name unless the
+   * pattern can match a `/` itself (a negated set can).
+   */
   readonly basenameOnly: boolean;
+  /** Runs on byteForm(path). */
   readonly regex: RegExp;
 }
 
-const GLOB_OPTIONS: picomatch.PicomatchOptions = { dot: true, nonegate: true, noextglob: true };
+export interface GitignoreLineOptions {
+  /** Ignore files take an unclosed `[` literally; `rg -g` refuses it (GlobSyntaxError). */
+  readonly allowUnclosedClass: boolean;
+}
 
-/** Compiles one gitignore line; undefined for blank lines and comments. */
-export function parseGitignoreLine(rawLine: string): GitignoreRule | undefined {
+/**
+ * Compiles one gitignore line; undefined for blank lines and comments. A glob rg refuses throws
+ * GlobSyntaxError (parseGitignoreLine's callers drop the line or report it).
+ */
+export function compileGitignoreLine(rawLine: string, options: GitignoreLineOptions): GitignoreRule | undefined {
   let line = rawLine;
   if (line.startsWith('#')) return undefined;
   if (!line.endsWith('\\ ')) line = line.trimEnd();
@@ -63,23 +73,26 @@ export function parseGitignoreLine(rawLine: string): GitignoreRule | undefined {
   }
   if (line === '') return undefined;
   let glob = line;
-  let basenameOnly = false;
-  if (!anchored && !line.includes('/')) {
-    // A name at any depth: `**/name`, tested on the base name.
-    basenameOnly = !line.includes('**');
-    if (!basenameOnly && !(glob.startsWith('**/') || glob === '**')) glob = `**/${glob}`;
-  }
+  // A name at any depth: `name` is `**/name`.
+  if (!anchored && !line.includes('/') && !(glob.startsWith('**/') || glob === '**')) glob = `**/${glob}`;
   // `dir/**` matches everything inside dir, but not dir itself.
   if (glob.endsWith('/**')) glob = `${glob}/*`;
-  const safeGlob = rewriteGlobBackslashes(glob);
-  if (safeGlob === undefined) return undefined;
-  let regex: RegExp;
-  try {
-    regex = picomatch.makeRe(safeGlob, GLOB_OPTIONS);
-  } catch {
-    return undefined;
+  const name = glob.slice(3);
+  if (glob.startsWith('**/') && !name.includes('/')) {
+    const nameRegex = globToRegex(name, options);
+    if (!nameRegex.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(nameRegex.source) };
   }
-  return { source, whitelist, dirOnly, basenameOnly, regex };
+  return { source, whitelist, dirOnly, basenameOnly: false, regex: new RegExp(globToRegex(glob, options).source) };
+}
+
+/** One line of an ignore file: a line rg refuses is dropped, as rg drops it (with a warning). */
+export function parseGitignoreLine(rawLine: string): GitignoreRule | undefined {
+  try {
+    return compileGitignoreLine(rawLine, { allowUnclosedClass: true });
+  } catch (error) {
+    if (error instanceof GlobSyntaxError) return undefined;
+    throw error;
+  }
 }
 
 /** The rules of one ignore file (or one glob), matched against paths relative to its directory. */
@@ -111,6 +124,11 @@ export class GitignoreRules {
 
   /** `relPath` uses `/` and has no leading `./` or `/`. The last matching rule decides. */
   match(relPath: string, isDir: boolean): IgnoreVerdict {
+    return this.matchBytes(byteForm(relPath), isDir);
+  }
+
+  /** match() on a path already in byte form (globRegex.ts). */
+  matchBytes(relPath: string, isDir: boolean): IgnoreVerdict {
     const rules = this.rules;
     let base = relPath;
     if (this.anyBasenameOnly) {

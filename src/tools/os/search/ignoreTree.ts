@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import { GitignoreRules, type IgnoreVerdict } from './gitignore';
+import { byteForm, isAscii } from './globRegex';
 
 /**
  * What Glob and Grep leave out of a search, the same for every engine:
@@ -188,25 +189,29 @@ export class IgnoreTree {
     return { dir, parent, hasGit, ...(custom ? { custom } : {}), ...(dot ? { dot } : {}), ...(git ? { git } : {}), ...(exclude ? { exclude } : {}) };
   }
 
-  /** Whether an entry of the directory whose level is `level` is ignored. */
-  isIgnored(level: IgnoreLevel, path: string, isDir: boolean): boolean {
+  /**
+   * Whether an entry of the directory whose level is `level` is ignored. `ascii`: whether the
+   * path is all ASCII, when the caller knows (a listing tests its folder once, not every path).
+   */
+  isIgnored(level: IgnoreLevel, path: string, isDir: boolean, ascii = isAscii(path)): boolean {
     if (!this.enabled) return false;
     let custom: IgnoreVerdict;
     let dot: IgnoreVerdict;
     let git: IgnoreVerdict;
     let exclude: IgnoreVerdict;
     let sawGit = false;
+    // An ASCII path is its own byte form, and so is every part of it.
     for (let l: IgnoreLevel | undefined = level; l; l = l.parent) {
       if (!l.custom && !l.dot && !l.git && !l.exclude) {
         sawGit ||= l.hasGit;
         continue;
       }
-      const rel = relativeTo(l.dir, path);
-      if (custom === undefined && l.custom) custom = l.custom.match(rel, isDir);
-      if (dot === undefined && l.dot) dot = l.dot.match(rel, isDir);
+      const rel = ascii ? relativeTo(l.dir, path) : byteForm(relativeTo(l.dir, path));
+      if (custom === undefined && l.custom) custom = l.custom.matchBytes(rel, isDir);
+      if (dot === undefined && l.dot) dot = l.dot.matchBytes(rel, isDir);
       if (!sawGit) {
-        if (git === undefined && l.git) git = l.git.match(rel, isDir);
-        if (exclude === undefined && l.exclude) exclude = l.exclude.match(rel, isDir);
+        if (git === undefined && l.git) git = l.git.matchBytes(rel, isDir);
+        if (exclude === undefined && l.exclude) exclude = l.exclude.matchBytes(rel, isDir);
       }
       sawGit ||= l.hasGit;
     }
@@ -230,7 +235,11 @@ export class IgnoreTree {
   }
 }
 
-/** The directory holding `info/exclude` for a repository root `dir` (`.git` may be a file, as in worktrees). */
+/**
+ * The directory holding `info/exclude` for a repository root `dir`. `.git` may be a file, as in
+ * worktrees and submodules: its `gitdir:` must then name a folder with a `commondir` file (a
+ * worktree's); without one (a submodule's) there is no exclude file, as in ripgrep.
+ */
 async function resolveGitCommonDir(fs: SearchFs, dir: string): Promise<string | undefined> {
   const dotGit = nodePath.join(dir, '.git');
   let stat;
@@ -245,5 +254,5 @@ async function resolveGitCommonDir(fs: SearchFs, dir: string): Promise<string | 
   if (!match) return undefined;
   const gitDir = nodePath.resolve(dir, match[1]!);
   const common = await readOptional(fs, nodePath.join(gitDir, 'commondir'));
-  return common ? nodePath.resolve(gitDir, common.trim()) : gitDir;
+  return common ? nodePath.resolve(gitDir, common.trim()) : undefined;
 }

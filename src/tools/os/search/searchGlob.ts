@@ -1,13 +1,14 @@
 import * as nodePath from 'node:path';
-import { rewriteGlobBackslashes } from '../../../tool/globBackslashes';
-import { type GitignoreRule, parseGitignoreLine } from './gitignore';
+import { compileGitignoreLine, type GitignoreRule } from './gitignore';
+import { byteForm, GlobSyntaxError } from './globRegex';
 
 /**
  * Glob patterns as Glob's `pattern` and Grep's `glob` take them. The rule is the same for both:
  * a pattern without `/` matches file names at any depth (`*.ts` is `**\/*.ts`); a pattern with a
  * `/` is matched against the path relative to the search folder (`src/**\/*.ts`); `./` or `/` at
  * the start anchors a pattern without other slashes to the search folder itself (`./*.ts`).
- * An absolute pattern inside the search folder is made relative to it.
+ * An absolute pattern inside the search folder is made relative to it. Both are compiled as one
+ * gitignore line, as `rg -g` compiles its globs (gitignore.ts, globRegex.ts).
  */
 
 function danglingBackslashError(raw: string, what: 'glob' | 'pattern'): string {
@@ -15,6 +16,28 @@ function danglingBackslashError(raw: string, what: 'glob' | 'pattern'): string {
     `The ${what} "${raw}" ends with a backslash that escapes nothing. ` +
     'A backslash makes the character after it literal: write two backslashes for one literal backslash, or leave it out.'
   );
+}
+
+/** A run of backslashes at the end that leaves one escaping nothing. */
+function endsWithDanglingBackslash(pattern: string): boolean {
+  let run = 0;
+  for (let at = pattern.length - 1; at >= 0 && pattern[at] === '\\'; at--) run++;
+  return run % 2 === 1;
+}
+
+/** The rule of one glob line, or the message that says why rg would refuse it. */
+function compileGlobLine(line: string, raw: string, what: 'glob' | 'pattern'): GitignoreRule | undefined | { error: string } {
+  try {
+    return compileGitignoreLine(line, { allowUnclosedClass: false });
+  } catch (error) {
+    if (!(error instanceof GlobSyntaxError)) throw error;
+    return { error: `The ${what} "${raw}" is not a valid glob: ${error.message}.` };
+  }
+}
+
+/** Trailing whitespace goes unless escaped (`\\ `), as in a gitignore line; leading whitespace is part of the name, as in rg. */
+function trimGlobEnd(raw: string): string {
+  return raw.endsWith('\\ ') ? raw : raw.trimEnd();
 }
 
 function hasParentSegment(pattern: string): boolean {
@@ -39,7 +62,7 @@ export interface SearchGlob {
 }
 
 export function compileSearchGlob(raw: string, root: string): SearchGlob | { error: string } {
-  let body = raw.trim();
+  let body = trimGlobEnd(raw);
   const negated = body.startsWith('!');
   if (negated) body = body.slice(1);
   if (body === '') return { error: `The glob "${raw}" is empty. Use a pattern such as "*.ts" or "src/**/*.ts", or leave glob out.` };
@@ -52,8 +75,9 @@ export function compileSearchGlob(raw: string, root: string): SearchGlob | { err
   if (hasParentSegment(body)) {
     return { error: `The glob "${raw}" contains "..". Globs are matched inside the search folder; set path to the folder to search instead.` };
   }
-  if (rewriteGlobBackslashes(body) === undefined) return { error: danglingBackslashError(raw, 'glob') };
-  const rule = parseGitignoreLine(body);
+  if (endsWithDanglingBackslash(body)) return { error: danglingBackslashError(raw, 'glob') };
+  const rule = compileGlobLine(body, raw, 'glob');
+  if (rule && 'error' in rule) return rule;
   if (!rule) return { error: `The glob "${raw}" matches nothing. Use a pattern such as "*.ts" or "src/**/*.ts".` };
   return { raw, negated, rule, rgGlob: `${negated ? '!' : ''}${body}` };
 }
@@ -65,14 +89,45 @@ export function compileSearchGlob(raw: string, root: string): SearchGlob | { err
  */
 export function searchGlobAllows(glob: SearchGlob, relPath: string, isDir: boolean): boolean {
   const rule = glob.rule;
-  const matched = (!rule.dirOnly || isDir) && rule.regex.test(rule.basenameOnly ? relPath.slice(relPath.lastIndexOf('/') + 1) : relPath);
+  const matched = (!rule.dirOnly || isDir) && ruleMatchesPath(rule, byteForm(relPath));
   if (glob.negated) return !matched;
   return isDir || matched;
 }
 
-/** Glob's `pattern`, rewritten for tinyglobby (relative to the search folder, backslash escapes as git reads them). */
-export function normalizeGlobPattern(raw: string, root: string): { pattern: string } | { error: string } {
-  let pattern = raw.trim();
+/** Whether a rule's glob matches a path in byte form (globRegex.ts), whatever the entry is. */
+export function ruleMatchesPath(rule: GitignoreRule, bytesPath: string): boolean {
+  return rule.regex.test(rule.basenameOnly ? bytesPath.slice(bytesPath.lastIndexOf('/') + 1) : bytesPath);
+}
+
+/** Glob's `pattern`, compiled: which files it lists and which folders can hold them. */
+export interface GlobPattern {
+  /** The pattern as a gitignore line (what `rg --files -g` takes for the same files). */
+  readonly line: string;
+  readonly rule: GitignoreRule;
+  /** Folder names every match starts with (`src/lib/*.ts`: src, lib): other folders are not entered. */
+  readonly dirPrefix: readonly string[];
+  /** The depth of every match (`src/*.ts`: 2) when the pattern fixes it, so deeper folders are not entered. */
+  readonly depth: number | undefined;
+}
+
+const GLOB_SYNTAX = /[*?[\]{}\\]/;
+
+function globPattern(line: string, rule: GitignoreRule): GlobPattern {
+  const segments = (line.startsWith('/') ? line.slice(1) : line).split('/');
+  const dirPrefix: string[] = [];
+  if (!rule.basenameOnly && line.includes('/')) {
+    for (const segment of segments.slice(0, -1)) {
+      if (GLOB_SYNTAX.test(segment) || segment === '') break;
+      dirPrefix.push(segment);
+    }
+  }
+  const fixed = !rule.basenameOnly && line.includes('/') && !/[*][*]|[[{\\]/.test(line);
+  return { line, rule, dirPrefix, depth: fixed ? segments.length : undefined };
+}
+
+/** Glob's `pattern`, compiled as `rg -g` compiles it (relative to the search folder, anchored where it says so). */
+export function compileGlobPattern(raw: string, root: string): GlobPattern | { error: string } {
+  let pattern = trimGlobEnd(raw);
   if (pattern === '') return { error: 'The pattern is empty. Use a glob such as "**/*.ts".' };
   if (pattern.startsWith('!')) {
     return { error: `The pattern "${raw}" starts with "!": Glob takes one pattern of files to find, not exclusions. Narrow the pattern or the path instead.` };
@@ -97,9 +152,13 @@ export function normalizeGlobPattern(raw: string, root: string): { pattern: stri
   if (hasParentSegment(pattern)) {
     return { error: `The pattern "${raw}" contains "..". Set path to the folder to search and keep the pattern inside it.` };
   }
+  if (endsWithDanglingBackslash(pattern)) return { error: danglingBackslashError(raw, 'pattern') };
+  // `dir/` lists what is inside dir (a gitignore line `dir/` would only match the folder).
   if (pattern.endsWith('/')) pattern = `${pattern}**`;
-  if (!anchored && !pattern.includes('/') && !pattern.startsWith('**')) pattern = `**/${pattern}`;
-  const safePattern = rewriteGlobBackslashes(pattern);
-  if (safePattern === undefined) return { error: danglingBackslashError(raw, 'pattern') };
-  return { pattern: safePattern };
+  // A line of its own: `/` anchors it, `\#` keeps a leading `#` from making it a comment.
+  const line = anchored ? `/${pattern}` : pattern.startsWith('#') ? `\\${pattern}` : pattern;
+  const rule = compileGlobLine(line, raw, 'pattern');
+  if (rule && 'error' in rule) return rule;
+  if (!rule) return { error: `The pattern "${raw}" matches no file. Use a glob such as "**/*.ts".` };
+  return globPattern(line, rule);
 }

@@ -25,7 +25,14 @@ export const localSearchFs: SearchFs = {
   local: {
     readdir: (path, callback) => fs.readdir(path, { withFileTypes: true }, callback),
     mtimeMs: (path) => fs.statSync(path, { throwIfNoEntry: false })?.mtimeMs,
-    exists: (path) => fs.lstatSync(path, { throwIfNoEntry: false }) !== undefined,
+    exists: (path) => {
+      try {
+        return fs.lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+      } catch {
+        // ENOTDIR (`.git/info/exclude` where `.git` is a worktree's or submodule's file), EACCES …
+        return false;
+      }
+    },
   },
 };
 
