@@ -17,6 +17,7 @@ import { DEFAULT_BEFORE_ORDER, prepare, type PrepareDeps, type Prepared } from '
 import { type RecheckDeps, recheckBeforeRun } from './recheck';
 import type {
   BeforeExecuteListener,
+  BeforeHookOptions,
   DidExecuteListener,
   ExecuteOptions,
   HookOptions,
@@ -32,12 +33,6 @@ import type {
   WillExecuteListener,
 } from './toolExecutor';
 import { ToolScheduler } from './toolScheduler';
-
-/** Where a before-execute listener runs relative to approval (order 0). */
-export interface BeforeHookOptions extends HookOptions {
-  /** Lower runs first; approval is 0; the default is 100 (after approval). */
-  readonly order?: number;
-}
 
 /**
  * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order), then per
@@ -79,7 +74,12 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   ) {
     this.preflightDeps = { registry, validator, guards: () => this.guards, missingDescribers: () => this.missingDescribers };
     this.prepareDeps = { beforeHooks: this.beforeHooks, willHooks: this.willHooks, approval };
-    this.finalizeDeps = { didHooks: this.didHooks, truncation };
+    this.finalizeDeps = {
+      didHooks: this.didHooks,
+      truncation,
+      reportHookError: (hook, toolCallId, error) =>
+        this.listenerErrors.fire({ event: 'onDidExecuteTool', listener: hook, toolCallId, error, message: describeError(error) }),
+    };
     this.recheckDeps = { registry, approval };
     this.addToolCallGuard(({ name, source }) =>
       policy.isToolActive(name, source) ? undefined : `Tool "${name}" is disabled by the active tool policy`,

@@ -99,7 +99,18 @@ async function preflightCall(
   const resolution = await resolveCall(tool, name, args, watch);
   if (!resolution.ok) return refused(resolution.end.result, resolution.end.outcome, args);
   const { execution, accesses } = resolution;
-  const info: ToolCallInfo = { toolCallId: call.id, name, args, tool, source, execution, accesses, batch, signal };
+  const info: ToolCallInfo = {
+    toolCallId: call.id,
+    name,
+    args,
+    tool,
+    source,
+    execution,
+    ...(registration.approval !== undefined ? { defaultApproval: registration.approval } : {}),
+    accesses,
+    batch,
+    signal,
+  };
   return { kind: 'runnable', info, task: scheduler.add(accesses) };
 }
 

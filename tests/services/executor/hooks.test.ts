@@ -108,7 +108,7 @@ describe('onBeforeExecuteTool', () => {
     h = openHarness({ cwd: dir.path, tools: [testTool('Deploy', { accesses: () => ToolAccesses.all() })] });
     const first = await h.agent.executor.execute([{ id: 'a', name: 'Deploy', arguments: {} }]);
     expect(first[0]!.outcome).toBe('denied');
-    h.agent.executor.onBeforeExecuteTool((ctx) => ctx.allow(), { name: 'trusted', order: -1 } as never);
+    h.agent.executor.onBeforeExecuteTool((ctx) => ctx.allow(), { name: 'trusted', order: -1 });
     const second = await h.agent.executor.execute([{ id: 'b', name: 'Deploy', arguments: {} }]);
     expect(second[0]).toMatchObject({ output: 'Deploy done', outcome: 'executed' });
   });
