@@ -21,8 +21,8 @@ describe('the messages the model sees', () => {
       cwd: dir.path,
       builtins: true,
       tools: [
-        testTool('Counter', { schema: NumberSchema, accesses: () => ToolAccesses.none(), execute: (input) => ({ output: JSON.stringify(input) }) }),
-        testTool('Thrower', { accesses: () => ToolAccesses.none(), execute: () => Promise.reject(new Error('disk on fire')) }),
+        testTool('Counter', { schema: NumberSchema, accesses: () => ToolAccesses.none(), approval: 'auto', execute: (input) => ({ output: JSON.stringify(input) }) }),
+        testTool('Thrower', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => Promise.reject(new Error('disk on fire')) }),
         testTool('BadResolve', { resolve: () => { throw new Error('cannot plan'); } }),
         testTool('Secretive', { resolve: () => { throw new PathSecurityError('PATH_SENSITIVE', '"id_rsa" is a secret.', 'id_rsa'); } }),
         testTool('Synthetic', { resolve: () => ({ output: 'nothing to do', isError: true }) }),
@@ -139,13 +139,13 @@ describe('results tools return are checked', () => {
     [{ output: [] }, 'Tool output is empty.', false],
     [{ output: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, 'a\nb', false],
   ])('%j', async (returned, output, isError) => {
-    h = openHarness({ cwd: dir.path, tools: [testTool('Odd', { accesses: () => [], execute: () => returned as never })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('Odd', { accesses: () => [], approval: 'auto', execute: () => returned as never })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Odd', arguments: '{}' }]);
     expect(result).toMatchObject({ output, isError, outcome: 'executed' });
   });
 
   test('media without text gets a line of text', async () => {
-    h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], approval: 'auto', execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Pic', arguments: '{}' }]);
     expect(result!.output).toEqual([{ type: 'text', text: 'Tool returned non-text content.' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
   });
