@@ -92,6 +92,12 @@ export interface RunnableToolExecution {
   readonly description?: string;
   /** Skip every later call of the batch. */
   readonly stopBatchAfterThis?: boolean;
+  /**
+   * The later calls of the batch are preflighted (found, validated, resolved) only after this call
+   * has finished, so they see what it changed: select_tools loads tools that later calls of the
+   * same batch then call. Calls before it are not affected.
+   */
+  readonly resolveLaterCallsAfterThis?: boolean;
   /** The literal rule that "approve for this session" stores, e.g. `Bash(npm test)`. */
   readonly approvalRule: string;
   /**

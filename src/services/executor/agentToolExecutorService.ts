@@ -35,7 +35,8 @@ import type {
 import { ToolScheduler } from './toolScheduler';
 
 /**
- * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order), then per
+ * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order; the calls
+ * after one that says resolveLaterCallsAfterThis once it has finished), then per
  * call, concurrently: prepare → ToolCallStarted → schedule → recheck → execute → finalize →
  * ToolCallFinished. Each stage lives in its own file; this class holds the listeners and events
  * and joins the stages.
@@ -115,8 +116,16 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
       const run: BatchRun = { scheduler: new ToolScheduler(), watch, stopped: false };
-      const entries = await preflight(calls, signal, watch, run.scheduler, this.preflightDeps);
-      return await Promise.all(entries.map((entry, i) => this.runCall(calls[i]!, entry, run)));
+      const results: Promise<ToolCallResult>[] = [];
+      while (results.length < calls.length) {
+        // Preflight stopped after a call whose later calls must see what it did (select_tools
+        // loads tools): they are preflighted once it has finished.
+        if (results.length > 0) await results[results.length - 1];
+        const from = results.length;
+        const entries = await preflight(calls, from, signal, watch, run.scheduler, this.preflightDeps);
+        entries.forEach((entry, i) => results.push(this.runCall(calls[from + i]!, entry, run)));
+      }
+      return await Promise.all(results);
     } finally {
       watch.dispose();
     }

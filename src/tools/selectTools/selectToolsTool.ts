@@ -28,6 +28,8 @@ export class SelectToolsTool implements ExecutableTool<SelectToolsInput> {
     return {
       // It changes only which schemas the model is given (hence `approval: 'auto'` on its contribution).
       accesses: ToolAccesses.none(),
+      // A call of the batch after this one may be to a tool it loads.
+      resolveLaterCallsAfterThis: true,
       approvalRule: SELECT_TOOLS_NAME,
       description: `Loading ${names.join(', ')}`,
       display: { kind: 'generic', summary: `Loading ${names.join(', ')}` },

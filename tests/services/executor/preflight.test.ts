@@ -4,6 +4,7 @@ import { IAgentToolRegistryService } from '../../../src/services/toolRegistry/to
 import type { AgentTool } from '../../../src/di/toolContribution';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import { PathSecurityError } from '../../../src/tool/pathAccess';
+import { deferred, waitFor } from '../../helpers/async';
 import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
@@ -148,5 +149,41 @@ describe('results tools return are checked', () => {
     h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], approval: 'auto', execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Pic', arguments: '{}' }]);
     expect(result!.output).toEqual([{ type: 'text', text: 'Tool returned non-text content.' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
+  });
+});
+
+describe('resolveLaterCallsAfterThis', () => {
+  test('the calls after it are resolved once it has finished; the calls before it run alongside it', async () => {
+    const log: string[] = [];
+    const release = deferred();
+    const probe = testTool('Probe', {
+      approval: 'auto',
+      resolve: (input) => {
+        log.push(`resolve ${input.id}`);
+        return { accesses: ToolAccesses.none(), approvalRule: 'Probe', execute: async () => (log.push(`run ${input.id}`), { output: `probe ${input.id}` }) };
+      },
+    });
+    const barrier = testTool('Barrier', {
+      approval: 'auto',
+      resolve: () => ({
+        accesses: ToolAccesses.none(),
+        resolveLaterCallsAfterThis: true,
+        approvalRule: 'Barrier',
+        execute: async () => (log.push('barrier runs'), await release.promise, log.push('barrier done'), { output: 'barrier' }),
+      }),
+    });
+    h = openHarness({ cwd: dir.path, tools: [probe, barrier] });
+    const pending = h.agent.executor.execute([
+      { id: 'a', name: 'Probe', arguments: { id: 'before' } },
+      { id: 'b', name: 'Barrier', arguments: {} },
+      { id: 'c', name: 'Probe', arguments: { id: 'after' } },
+    ]);
+    await waitFor(() => log.includes('run before') && log.includes('barrier runs'), { what: 'the call before the barrier and the barrier to run' });
+    expect(log).not.toContain('resolve after');
+    release.resolve();
+    const results = await pending;
+    expect(results.map((r) => r.output)).toEqual(['probe before', 'barrier', 'probe after']);
+    expect(log.indexOf('resolve after')).toBeGreaterThan(log.indexOf('barrier done'));
+    expectPairedEvents(h.events, ['a', 'b', 'c']);
   });
 });
