@@ -40,7 +40,7 @@ class SleepTool implements ExecutableTool<Input> {
 
 export function benchFeature(): Feature {
   return new Feature('bench')
-    .contributeTool(registerAgentToolService(createServiceId<NoopTool>('bench.Noop'), NoopTool, { name: 'Noop', domain: 'bench', requiredRuntimeCapabilities: [] }))
+    .contributeTool(registerAgentToolService(createServiceId<NoopTool>('bench.Noop'), NoopTool, { name: 'Noop', domain: 'bench', requiredRuntimeCapabilities: [], approval: 'auto' }))
     .contributeTool(registerAgentToolService(createServiceId<SleepTool>('bench.Sleep'), SleepTool, { name: 'Sleep', domain: 'bench', requiredRuntimeCapabilities: [] }));
 }
 

@@ -1,6 +1,6 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
-import { type IDisposable, toDisposable } from '../../base/lifecycle';
+import { DisposableStore, type IDisposable, toDisposable } from '../../base/lifecycle';
 import { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
 import { IAgentToolApprovalService } from '../approval/toolApproval';
 import { IConfigService } from '../config/config';
@@ -33,6 +33,7 @@ import type {
   WillExecuteListener,
 } from './toolExecutor';
 import { ToolScheduler } from './toolScheduler';
+import { ValidatorPrecompiler } from './validatorPrecompiler';
 
 /**
  * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order; the calls
@@ -64,6 +65,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   private readonly finalizeDeps: FinalizeDeps;
   private readonly recheckDeps: RecheckDeps;
   private readonly emitProgress = (event: ToolProgressEvent) => this.progress.fire(event);
+  private readonly disposables = new DisposableStore();
 
   constructor(
     @inject(IAgentToolRegistryService) registry: IAgentToolRegistryService,
@@ -82,6 +84,10 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
         this.listenerErrors.fire({ event: 'onDidExecuteTool', listener: hook, toolCallId, error, message: describeError(error) }),
     };
     this.recheckDeps = { registry, approval };
+    // A tool's validator is compiled when the tool becomes active, not by its first call.
+    const precompiler = this.disposables.add(new ValidatorPrecompiler(registry, validator));
+    precompiler.add(registry.list().map((r) => r.tool.name));
+    this.disposables.add(registry.onDidChange((change) => precompiler.add(change.added)));
     this.addToolCallGuard(({ name, source }) =>
       policy.isToolActive(name, source) ? undefined : `Tool "${name}" is disabled by the active tool policy`,
     );
@@ -246,6 +252,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
 
   @preDestroy()
   dispose(): void {
+    this.disposables.dispose();
     this.started.dispose();
     this.progress.dispose();
     this.finished.dispose();
