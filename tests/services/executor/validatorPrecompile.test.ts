@@ -20,7 +20,7 @@ class RecordingValidator extends ToolArgsValidatorService {
 
 const fx = useAgent({
   appOverrides: (c) => c.rebind(IToolArgsValidatorService).to(RecordingValidator).inSingletonScope(),
-  tools: [testTool('Sized', { schema: z.object({ n: z.number().int() }), accesses: () => [ToolAccesses.readState('sized')], execute: (i) => ({ output: `n=${i.n}` }) })],
+  tools: [testTool<{ n: number }>('Sized', { schema: z.object({ n: z.number().int() }), accesses: () => [ToolAccesses.readState('sized')], execute: (i) => ({ output: `n=${i.n}` }) })],
 });
 
 describe('validators are compiled when a tool becomes active, off the call path', () => {
