@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const [mode, size] = process.argv.slice(2);
   const dataDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'toolhost-bench-spill-'));
   const feature = benchFeature().contributeTool(
-    registerAgentToolService(createServiceId<ProduceTool>('bench.Produce'), ProduceTool, { name: 'Produce', domain: 'bench', requiredRuntimeCapabilities: [] }),
+    registerAgentToolService(createServiceId<ProduceTool>('bench.Produce'), ProduceTool, { name: 'Produce', domain: 'bench', requiredRuntimeCapabilities: [], approval: 'auto' }),
   );
   // The retained cap is raised so the whole result is spilled, which is what is measured.
   const app = createApp({ features: [feature], config: { toolResult: { maxRetainedChars: 1_000_000_000 } } });

@@ -163,6 +163,7 @@ export {
   type WillExecuteListener,
   type DidExecuteListener,
   type HookOptions,
+  type BeforeHookOptions,
   type ToolCallGuard,
   type MissingToolDescriber,
   type ToolCallStartedEvent,
@@ -170,7 +171,6 @@ export {
   type ToolCallFinishedEvent,
   type ListenerErrorEvent,
 } from './services/executor/toolExecutor';
-export { type BeforeHookOptions } from './services/executor/agentToolExecutorService';
 export { IAgentToolApprovalService, type ApprovalReview } from './services/approval/toolApproval';
 export {
   IAgentToolResultTruncationService,

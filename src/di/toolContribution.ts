@@ -1,5 +1,5 @@
 import type { Newable, ServiceIdentifier } from 'inversify';
-import type { ExecutableTool, ToolDisclosure } from '../tool/contract';
+import type { ExecutableTool, ToolApprovalDefault, ToolDisclosure } from '../tool/contract';
 import { createServiceId } from './serviceId';
 
 /** What a runtime can do. A tool that needs a capability the runtime lacks is not activated. */
@@ -23,6 +23,13 @@ export interface AgentToolContributionOptions {
   /** An extra condition, evaluated before the tool is constructed. */
   readonly when?: (accessor: ServiceAccessor) => boolean;
   readonly disclosure?: ToolDisclosure;
+  /**
+   * The tool's approval default for calls whose execution sets none (RunnableToolExecution.approval
+   * wins). `auto` is how a tool that declares no accesses (`ToolAccesses.none()`) and has no side
+   * effect runs unasked, e.g. select_tools: without it such a call asks, since only calls that
+   * declare reads are read-only. Approval rules (deny, ask, allow) still apply.
+   */
+  readonly approval?: ToolApprovalDefault;
   /**
    * A meta-tool (select_tools) that profile and config allowlists do not filter; denylists still
    * apply. The policy service applies this one rule for activation, listing and the call guard.
@@ -76,6 +83,9 @@ export function registerAgentToolService<T extends ExecutableTool<never>>(
     throw new ToolContributionError(
       `Tool "${options.name}" needs requiredRuntimeCapabilities: a list of what it needs from the runtime (${RUNTIME_CAPABILITIES.map((c) => `"${c}"`).join(', ')}), or [] for nothing.`,
     );
+  }
+  if (options.approval !== undefined && options.approval !== 'auto' && options.approval !== 'ask') {
+    throw new ToolContributionError(`Tool "${options.name}" has approval ${JSON.stringify(options.approval)}: use "auto" (runs unasked), "ask" (always asks), or leave it out.`);
   }
   if (typeof toolClass !== 'function') throw new ToolContributionError(`Tool "${options.name}" needs a class to construct.`);
   for (const capability of options.requiredRuntimeCapabilities) {

@@ -76,6 +76,12 @@ export interface ToolExecutionContext {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * A tool's own approval default, used when no approval rule or session grant decides: `auto` runs
+ * without asking, `ask` always asks.
+ */
+export type ToolApprovalDefault = 'auto' | 'ask';
+
 /** A resolved call, ready to run. Produced without touching files or starting processes. */
 export interface RunnableToolExecution {
   readonly isError?: false;
@@ -86,14 +92,23 @@ export interface RunnableToolExecution {
   readonly description?: string;
   /** Skip every later call of the batch. */
   readonly stopBatchAfterThis?: boolean;
+  /**
+   * The later calls of the batch are preflighted (found, validated, resolved) only after this call
+   * has finished, so they see what it changed: select_tools loads tools that later calls of the
+   * same batch then call. Calls before it are not affected.
+   */
+  readonly resolveLaterCallsAfterThis?: boolean;
   /** The literal rule that "approve for this session" stores, e.g. `Bash(npm test)`. */
   readonly approvalRule: string;
   /**
    * The tool's own default when no approval rule or session grant decides: `auto` runs without
-   * asking (e.g. a host tool the host itself answers), `ask` always asks. Absent: calls that only
-   * read inside the workspace run without asking, the rest ask.
+   * asking (e.g. a host tool the host itself answers), `ask` always asks. Absent: the tool's
+   * contribution's `approval`, else calls that declare reads and only reads (files inside the
+   * workspace, state) run without asking and the rest ask, including a call that declares no
+   * accesses at all (`ToolAccesses.none()` says what the scheduler may overlap, not that the call
+   * is harmless).
    */
-  readonly approval?: 'auto' | 'ask';
+  readonly approval?: ToolApprovalDefault;
   /**
    * Does a rule's argument part (the text inside the parentheses) cover this call? `mode` says
    * whether the rule allows or denies: an allow must cover all of the call, a deny any of it.

@@ -27,6 +27,11 @@ describe('registerAgentToolService', () => {
       { name: 'Noop', domain: 'x' },
       'Tool "Noop" needs requiredRuntimeCapabilities: a list of what it needs from the runtime ("fs", "process"), or [] for nothing.',
     ],
+    [
+      'an unknown approval default',
+      { name: 'Noop', domain: 'x', requiredRuntimeCapabilities: [], approval: 'always' },
+      'Tool "Noop" has approval "always": use "auto" (runs unasked), "ask" (always asks), or leave it out.',
+    ],
     ['an unknown capability', { name: 'Noop', domain: 'x', requiredRuntimeCapabilities: ['gpu'] }, 'Tool "Noop" requires unknown runtime capability "gpu".'],
   ])('%s is a ToolContributionError that says what to give', (_name, options, message) => {
     const register = () => registerAgentToolService(id, NoopTool, options as AgentToolContributionOptions);

@@ -20,6 +20,8 @@ export interface TestToolBehaviour<I> {
   readonly requiredRuntimeCapabilities?: AgentToolContributionOptions['requiredRuntimeCapabilities'];
   readonly when?: AgentToolContributionOptions['when'];
   readonly disclosure?: AgentToolContributionOptions['disclosure'];
+  /** The contribution's approval default (a tool that declares no accesses asks without `auto`). */
+  readonly approval?: AgentToolContributionOptions['approval'];
 }
 
 const DefaultSchema = z.object({ id: z.string().optional(), path: z.string().optional() });
@@ -63,5 +65,6 @@ export function testTool<I = { id?: string; path?: string }>(name: string, behav
     requiredRuntimeCapabilities: behaviour.requiredRuntimeCapabilities ?? [],
     ...(behaviour.when ? { when: behaviour.when } : {}),
     ...(behaviour.disclosure ? { disclosure: behaviour.disclosure } : {}),
+    ...(behaviour.approval ? { approval: behaviour.approval } : {}),
   });
 }

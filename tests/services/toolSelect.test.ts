@@ -94,6 +94,35 @@ describe('deferred loading on', () => {
     expect((await call('select_tools', { names: ['alpha'] })).output).toBe('Already available: alpha');
   });
 
+  test('one batch [select_tools(alpha), alpha, beta]: alpha, loaded by the earlier call, gives its real result', async () => {
+    const order: string[] = [];
+    fx.agent.executor.onToolCallStarted((e) => void order.push(`started:${e.toolCallId}`));
+    fx.agent.executor.onToolCallFinished((e) => void order.push(`finished:${e.toolCallId}`));
+    const results = await fx.agent.executor.execute([
+      { id: 'load', name: 'select_tools', arguments: { names: ['alpha'] } },
+      { id: 'use', name: 'alpha', arguments: {} },
+      { id: 'other', name: 'beta', arguments: {} },
+    ]);
+    expect(results.map((r) => [r.toolCallId, r.outcome, r.output])).toEqual([
+      ['load', 'executed', 'Loaded: alpha'],
+      ['use', 'executed', 'alpha ran'],
+      // Not loaded by it: still refused, with what to do.
+      ['other', 'rejected', 'Tool "beta" is available but not loaded. Call select_tools with ["beta"] first, then call the tool.'],
+    ]);
+    // The calls after select_tools were resolved once it had finished.
+    expect(order.indexOf('finished:load')).toBeLessThan(order.indexOf('started:use'));
+    expect(order.indexOf('finished:load')).toBeLessThan(order.indexOf('started:other'));
+  });
+
+  test('a call before select_tools in the same batch is resolved before it runs, as any call', async () => {
+    const [early, load] = await fx.agent.executor.execute([
+      { id: 'early', name: 'alpha', arguments: {} },
+      { id: 'load', name: 'select_tools', arguments: { names: ['alpha'] } },
+    ]);
+    expect(early).toMatchObject({ outcome: 'rejected', output: 'Tool "alpha" is available but not loaded. Call select_tools with ["alpha"] first, then call the tool.' });
+    expect(load).toMatchObject({ outcome: 'executed', output: 'Loaded: alpha' });
+  });
+
   test('select_tools is an error only when nothing was loaded or available', async () => {
     expect(await call('select_tools', { names: ['ghost'] })).toMatchObject({ isError: true, output: 'Unknown tool: ghost. Pick from the latest announced tools list.' });
     expect((await call('select_tools', { names: [] })).output).toBe('Invalid args for tool "select_tools": "names" must NOT have fewer than 1 items');

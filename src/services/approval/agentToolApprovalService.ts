@@ -55,7 +55,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       {
         toolName: call.name,
         accesses: call.accesses,
-        approvalDefault: call.execution.approval,
+        approvalDefault: call.execution.approval ?? call.defaultApproval,
         matchesRule: call.execution.matchesRule?.bind(call.execution),
       },
       (path) => (this.workspace.isInside(path) || isPathInside(path, dataDir)) && !isMultiplyLinkedFile(path),

@@ -1,4 +1,5 @@
 import { isReadOnlyAccesses, type ToolAccesses } from '../../tool/accesses';
+import type { ToolApprovalDefault } from '../../tool/contract';
 import { type ParsedRule, type RuleMatchMode, parseRule, ruleMatches } from '../../tool/ruleMatch';
 
 export interface ApprovalRules {
@@ -10,8 +11,8 @@ export interface ApprovalRules {
 export interface ApprovalSubject {
   readonly toolName: string;
   readonly accesses: ToolAccesses;
-  /** The tool's own default (RunnableToolExecution.approval). */
-  readonly approvalDefault?: 'auto' | 'ask';
+  /** The tool's own default (RunnableToolExecution.approval, else its contribution's). */
+  readonly approvalDefault?: ToolApprovalDefault;
   matchesRule?(ruleArgs: string, mode?: RuleMatchMode): boolean;
 }
 
@@ -48,7 +49,9 @@ function firstMatch(rules: readonly string[], subject: ApprovalSubject, mode: Ru
 
 /**
  * deny rules > ask rules > allow rules and session grants > the tool's default (its own
- * `approval`, else: calls that only read paths `mayReadUnasked` admits are allowed) > ask. Deny
+ * `approval`, else: calls that declare reads, and only reads of state or of paths `mayReadUnasked`
+ * admits, are allowed) > ask. A call that declares no access at all is not read-only: it asks
+ * unless its tool says `approval: 'auto'`. Deny
  * and ask rules fire when any part of a call matches; allow rules must cover all of it. The
  * approval service admits paths inside the workspace or the data directory that are not a regular
  * file with more than one (hard) link.
@@ -69,7 +72,7 @@ export function evaluateApproval(
   if (grant !== undefined) return { kind: 'allow', reason: 'session-grant', rule: grant };
   if (subject.approvalDefault === 'auto') return { kind: 'allow', reason: 'tool-default' };
   if (subject.approvalDefault === 'ask') return { kind: 'ask' };
-  if (isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || mayReadUnasked(a.path))) {
+  if (subject.accesses.length > 0 && isReadOnlyAccesses(subject.accesses) && subject.accesses.every((a) => a.kind !== 'file' || mayReadUnasked(a.path))) {
     return { kind: 'allow', reason: 'read-only' };
   }
   return { kind: 'ask' };

@@ -1,6 +1,6 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
-import { type IDisposable, toDisposable } from '../../base/lifecycle';
+import { DisposableStore, type IDisposable, toDisposable } from '../../base/lifecycle';
 import { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
 import { IAgentToolApprovalService } from '../approval/toolApproval';
 import { IConfigService } from '../config/config';
@@ -17,6 +17,7 @@ import { DEFAULT_BEFORE_ORDER, prepare, type PrepareDeps, type Prepared } from '
 import { type RecheckDeps, recheckBeforeRun } from './recheck';
 import type {
   BeforeExecuteListener,
+  BeforeHookOptions,
   DidExecuteListener,
   ExecuteOptions,
   HookOptions,
@@ -32,15 +33,11 @@ import type {
   WillExecuteListener,
 } from './toolExecutor';
 import { ToolScheduler } from './toolScheduler';
-
-/** Where a before-execute listener runs relative to approval (order 0). */
-export interface BeforeHookOptions extends HookOptions {
-  /** Lower runs first; approval is 0; the default is 100 (after approval). */
-  readonly order?: number;
-}
+import { ValidatorPrecompiler } from './validatorPrecompiler';
 
 /**
- * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order), then per
+ * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order; the calls
+ * after one that says resolveLaterCallsAfterThis once it has finished), then per
  * call, concurrently: prepare → ToolCallStarted → schedule → recheck → execute → finalize →
  * ToolCallFinished. Each stage lives in its own file; this class holds the listeners and events
  * and joins the stages.
@@ -68,6 +65,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   private readonly finalizeDeps: FinalizeDeps;
   private readonly recheckDeps: RecheckDeps;
   private readonly emitProgress = (event: ToolProgressEvent) => this.progress.fire(event);
+  private readonly disposables = new DisposableStore();
 
   constructor(
     @inject(IAgentToolRegistryService) registry: IAgentToolRegistryService,
@@ -79,8 +77,17 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   ) {
     this.preflightDeps = { registry, validator, guards: () => this.guards, missingDescribers: () => this.missingDescribers };
     this.prepareDeps = { beforeHooks: this.beforeHooks, willHooks: this.willHooks, approval };
-    this.finalizeDeps = { didHooks: this.didHooks, truncation };
+    this.finalizeDeps = {
+      didHooks: this.didHooks,
+      truncation,
+      reportHookError: (hook, toolCallId, error) =>
+        this.listenerErrors.fire({ event: 'onDidExecuteTool', listener: hook, toolCallId, error, message: describeError(error) }),
+    };
     this.recheckDeps = { registry, approval };
+    // A tool's validator is compiled when the tool becomes active, not by its first call.
+    const precompiler = this.disposables.add(new ValidatorPrecompiler(registry, validator));
+    precompiler.add(registry.list().map((r) => r.tool.name));
+    this.disposables.add(registry.onDidChange((change) => precompiler.add(change.added)));
     this.addToolCallGuard(({ name, source }) =>
       policy.isToolActive(name, source) ? undefined : `Tool "${name}" is disabled by the active tool policy`,
     );
@@ -115,8 +122,16 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
       const run: BatchRun = { scheduler: new ToolScheduler(), watch, stopped: false };
-      const entries = await preflight(calls, signal, watch, run.scheduler, this.preflightDeps);
-      return await Promise.all(entries.map((entry, i) => this.runCall(calls[i]!, entry, run)));
+      const results: Promise<ToolCallResult>[] = [];
+      while (results.length < calls.length) {
+        // Preflight stopped after a call whose later calls must see what it did (select_tools
+        // loads tools): they are preflighted once it has finished.
+        if (results.length > 0) await results[results.length - 1];
+        const from = results.length;
+        const entries = await preflight(calls, from, signal, watch, run.scheduler, this.preflightDeps);
+        entries.forEach((entry, i) => results.push(this.runCall(calls[from + i]!, entry, run)));
+      }
+      return await Promise.all(results);
     } finally {
       watch.dispose();
     }
@@ -237,6 +252,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
 
   @preDestroy()
   dispose(): void {
+    this.disposables.dispose();
     this.started.dispose();
     this.progress.dispose();
     this.finished.dispose();

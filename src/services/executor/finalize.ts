@@ -9,6 +9,8 @@ import type { DidExecuteContext, DidExecuteListener, ToolCall, ToolCallInfo, Too
 export interface FinalizeDeps {
   readonly didHooks: OrderedHooks<DidExecuteListener>;
   readonly truncation: IAgentToolResultTruncationService;
+  /** A did-hook threw: reported beside the result, never in it. */
+  readonly reportHookError: (hook: string, toolCallId: string, error: unknown) => void;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function finalize(
   let outcome = end.outcome;
   let stopTurn = end.result.stopTurn === true;
   if (info && !deps.didHooks.isEmpty) {
-    const after = await runDidHooks(info, end, deps.didHooks.snapshot, watch, () => (stopTurn = true));
+    const after = await runDidHooks(info, end, deps.didHooks.snapshot, watch, () => (stopTurn = true), deps.reportHookError);
     result = after.result;
     outcome = after.outcome;
     if (result.stopTurn) stopTurn = true;
@@ -57,9 +59,10 @@ export async function finalize(
 }
 
 /**
- * Each listener sees the result so far and may replace it; the first that throws ends the round
- * with its error. One that does not settle after the batch was aborted and the grace period passed
- * ends the call aborted.
+ * Each listener sees the result so far and may replace it. One that throws is reported and its
+ * changes are dropped: the tool has run, so turning its result into an error would have the model
+ * retry a side effect that already happened. One that does not settle after the batch was aborted
+ * and the grace period passed ends the call aborted.
  */
 async function runDidHooks(
   info: ToolCallInfo,
@@ -67,6 +70,7 @@ async function runDidHooks(
   hooks: readonly OrderedHook<DidExecuteListener>[],
   watch: AbortWatch,
   requestStopTurn: () => void,
+  reportHookError: FinalizeDeps['reportHookError'],
 ): Promise<CallEnd> {
   let result = end.result;
   for (const hook of hooks) {
@@ -76,7 +80,7 @@ async function runDidHooks(
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedEnd(info.name);
       result = normalizeToolResult(info.name, ctx.result);
     } catch (error) {
-      return { result: toolError(`onDidExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), outcome: end.outcome };
+      reportHookError(hook.name, info.toolCallId, error);
     }
   }
   return { result, outcome: end.outcome };

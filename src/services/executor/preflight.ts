@@ -38,14 +38,25 @@ function refused(result: ToolResult, outcome: ToolCallOutcome, args: unknown): R
 }
 
 /**
- * Preflight of a whole batch, in call order, before any call is prepared: find the tool, parse,
- * guards, coerce + validate, resolveExecution. Each runnable call takes its place in the scheduler
- * in call order; after a call that says stopBatchAfterThis, every later call is skipped.
+ * Preflight of the batch from call `from` on, in call order, before any of these calls is
+ * prepared: find the tool, parse, guards, coerce + validate, resolveExecution. Each runnable call
+ * takes its place in the scheduler in call order; after a call that says stopBatchAfterThis, every
+ * later call is skipped. It stops after a runnable call that says resolveLaterCallsAfterThis: the
+ * caller preflights the rest once that call has finished. Returns the entries of the calls it
+ * preflighted, from `from` on.
  */
-export async function preflight(calls: readonly ToolCall[], signal: AbortSignal, watch: AbortWatch, scheduler: ToolScheduler, deps: PreflightDeps): Promise<Preflighted[]> {
+export async function preflight(
+  calls: readonly ToolCall[],
+  from: number,
+  signal: AbortSignal,
+  watch: AbortWatch,
+  scheduler: ToolScheduler,
+  deps: PreflightDeps,
+): Promise<Preflighted[]> {
   const entries: Preflighted[] = [];
   let stopped = false;
-  for (const call of calls) {
+  for (let at = from; at < calls.length; at++) {
+    const call = calls[at]!;
     if (stopped) {
       const skipped = skippedEnd();
       // Known quirk, kept as it was: the started event gets the parse result ({ok, value}), not the arguments.
@@ -53,8 +64,9 @@ export async function preflight(calls: readonly ToolCall[], signal: AbortSignal,
       continue;
     }
     const entry = await preflightCall(call, calls, signal, watch, scheduler, deps);
-    if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) stopped = true;
     entries.push(entry);
+    if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) stopped = true;
+    else if (entry.kind === 'runnable' && entry.info.execution.resolveLaterCallsAfterThis) break;
   }
   return entries;
 }
@@ -99,7 +111,18 @@ async function preflightCall(
   const resolution = await resolveCall(tool, name, args, watch);
   if (!resolution.ok) return refused(resolution.end.result, resolution.end.outcome, args);
   const { execution, accesses } = resolution;
-  const info: ToolCallInfo = { toolCallId: call.id, name, args, tool, source, execution, accesses, batch, signal };
+  const info: ToolCallInfo = {
+    toolCallId: call.id,
+    name,
+    args,
+    tool,
+    source,
+    execution,
+    ...(registration.approval !== undefined ? { defaultApproval: registration.approval } : {}),
+    accesses,
+    batch,
+    signal,
+  };
   return { kind: 'runnable', info, task: scheduler.add(accesses) };
 }
 

@@ -49,8 +49,9 @@ export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: Prepa
     const failure = await runWillHooks(info, deps.willHooks.snapshot, watch);
     return failure ?? before;
   } catch (error) {
-    // Unreachable by design (every listener and approval is guarded); kept so nothing escapes `execute`.
-    return { proceed: false, ...failedEnd(info.name, error) };
+    // Unreachable by design (every listener and approval is guarded); kept so nothing escapes
+    // `execute`. The tool has not run, so the call is vetoed, not executed.
+    return { proceed: false, result: failedEnd(info.name, error).result, outcome: 'vetoed' };
   }
 }
 

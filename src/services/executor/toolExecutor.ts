@@ -3,7 +3,7 @@ import type { IDisposable } from '../../base/lifecycle';
 import { createServiceId } from '../../di/serviceId';
 import type { AgentTool } from '../../di/toolContribution';
 import type { ToolAccesses } from '../../tool/accesses';
-import type { RunnableToolExecution, ToolOutput, ToolResult, ToolSource, ToolUpdate } from '../../tool/contract';
+import type { RunnableToolExecution, ToolApprovalDefault, ToolOutput, ToolResult, ToolSource, ToolUpdate } from '../../tool/contract';
 import type { ToolInputDisplay } from '../../tool/display';
 
 /** A call as a model sends it: `arguments` is JSON text (an object is accepted too). */
@@ -73,12 +73,17 @@ export interface ToolCallFinishedEvent {
   readonly durationMs: number;
 }
 
-/** A listener of one of the executor's events threw. The executor went on as if it had returned. */
+/**
+ * A listener of one of the executor's events, or an `onDidExecuteTool` hook, threw. The executor
+ * went on as if it had returned (a did-hook's call keeps the result it had before that hook).
+ */
 export interface ListenerErrorEvent {
-  /** The event whose listener threw. */
-  readonly event: 'onToolCallStarted' | 'onToolProgress' | 'onToolCallFinished';
-  /** The listener function's name, or "anonymous". */
+  /** The event whose listener threw, or `onDidExecuteTool` for a did-hook. */
+  readonly event: 'onToolCallStarted' | 'onToolProgress' | 'onToolCallFinished' | 'onDidExecuteTool';
+  /** The listener function's name (a hook's `name` option), or "anonymous". */
   readonly listener: string;
+  /** The call the failing did-hook ran for (`onDidExecuteTool` only). */
+  readonly toolCallId?: string;
   readonly error: unknown;
   /** The error as text, safe to print (`<unprintable error>` when it cannot be read). */
   readonly message: string;
@@ -92,6 +97,8 @@ export interface ToolCallInfo {
   readonly tool: AgentTool;
   readonly source: ToolSource;
   readonly execution: RunnableToolExecution;
+  /** The tool's registered approval default (its contribution's `approval`); `execution.approval` wins over it. */
+  readonly defaultApproval?: ToolApprovalDefault;
   /** The resolved accesses (`all` when the tool declared none). */
   readonly accesses: ToolAccesses;
   /** The whole batch, in call order. */
@@ -132,6 +139,12 @@ export interface HookOptions {
   readonly name?: string;
 }
 
+/** Where a before-execute listener runs relative to approval (order 0). */
+export interface BeforeHookOptions extends HookOptions {
+  /** Lower runs first; approval is 0; the default is 100 (after approval). Equal orders run in registration order. */
+  readonly order?: number;
+}
+
 /** Decides whether a call may proceed before validation; returns a message to refuse it. */
 export type ToolCallGuard = (call: { readonly name: string; readonly source: ToolSource; readonly tool: AgentTool }) => string | undefined;
 
@@ -145,8 +158,15 @@ export type MissingToolDescriber = (name: string) => string | undefined;
 export interface IAgentToolExecutorService {
   execute(calls: readonly ToolCall[], options?: ExecuteOptions): Promise<ToolCallResult[]>;
 
-  onBeforeExecuteTool(listener: BeforeExecuteListener, options?: HookOptions): IDisposable;
+  /** Listeners run by `order` (approval is order 0), then in registration order. */
+  onBeforeExecuteTool(listener: BeforeExecuteListener, options?: BeforeHookOptions): IDisposable;
+  /** Listeners run in registration order. */
   onWillExecuteTool(listener: WillExecuteListener, options?: HookOptions): IDisposable;
+  /**
+   * Listeners run in registration order. One that throws (or rejects) is reported on
+   * `onListenerError` and the call keeps its result: the tool has already run, so its outcome
+   * must reach the model as it was.
+   */
   onDidExecuteTool(listener: DidExecuteListener, options?: HookOptions): IDisposable;
   addToolCallGuard(guard: ToolCallGuard): IDisposable;
   addMissingToolDescriber(describer: MissingToolDescriber): IDisposable;
@@ -155,8 +175,9 @@ export interface IAgentToolExecutorService {
   readonly onToolProgress: Event<ToolProgressEvent>;
   readonly onToolCallFinished: Event<ToolCallFinishedEvent>;
   /**
-   * A listener of the events above threw: the error is contained (it never reaches the caller or
-   * becomes an uncaught exception) and reported here. A listener of this event that throws is ignored.
+   * A listener of the events above, or an `onDidExecuteTool` hook, threw: the error is contained
+   * (it never reaches the caller or becomes an uncaught exception) and reported here. A listener of
+   * this event that throws is ignored.
    */
   readonly onListenerError: Event<ListenerErrorEvent>;
 }

@@ -138,7 +138,12 @@ export class AgentToolActivationService implements IAgentToolActivationService {
       this.fail(name, `the tool calls itself "${tool.name}" but was contributed as "${name}"`);
       return;
     }
-    const result = this.registry.register(tool, { source: 'builtin', disclosure: contribution.disclosure, owner: `builtin:${contribution.domain}` });
+    const result = this.registry.register(tool, {
+      source: 'builtin',
+      disclosure: contribution.disclosure,
+      owner: `builtin:${contribution.domain}`,
+      ...(contribution.approval !== undefined ? { approval: contribution.approval } : {}),
+    });
     if (!result.ok) {
       this.statuses.set(name, { name, state: 'conflict', reason: `the name is taken by ${result.conflict.existing.owner}` });
       return;

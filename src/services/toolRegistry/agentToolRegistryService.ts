@@ -37,7 +37,13 @@ export class AgentToolRegistryService implements IAgentToolRegistryService {
       this.conflicted.fire(conflict);
       return { ok: false, conflict };
     }
-    const entry: ToolRegistration = { tool, source: options.source, disclosure: options.disclosure ?? 'inline', owner };
+    const entry: ToolRegistration = {
+      tool,
+      source: options.source,
+      disclosure: options.disclosure ?? 'inline',
+      owner,
+      ...(options.approval !== undefined ? { approval: options.approval } : {}),
+    };
     this.entries.set(tool.name, entry);
     this.sortedCache = undefined;
     this.changed.fire({ added: [tool.name], removed: [] });

@@ -2,7 +2,7 @@ import type { Event } from '../../base/event';
 import type { IDisposable } from '../../base/lifecycle';
 import { createServiceId } from '../../di/serviceId';
 import type { AgentTool } from '../../di/toolContribution';
-import type { ToolDisclosure, ToolSource } from '../../tool/contract';
+import type { ToolApprovalDefault, ToolDisclosure, ToolSource } from '../../tool/contract';
 
 export interface ToolRegistration {
   readonly tool: AgentTool;
@@ -10,12 +10,15 @@ export interface ToolRegistration {
   readonly disclosure: ToolDisclosure;
   /** Who registered it, for conflict reports: `builtin`, `user`, `mcp:<server>`, … */
   readonly owner: string;
+  /** The tool's approval default for calls whose execution sets none (a contribution's `approval`). */
+  readonly approval?: ToolApprovalDefault;
 }
 
 export interface ToolRegistrationOptions {
   readonly source: ToolSource;
   readonly disclosure?: ToolDisclosure;
   readonly owner?: string;
+  readonly approval?: ToolApprovalDefault;
 }
 
 /** A registration refused because the name already has an owner. */

@@ -26,9 +26,10 @@ export class SelectToolsTool implements ExecutableTool<SelectToolsInput> {
   resolveExecution(input: SelectToolsInput): ToolExecution {
     const names = [...new Set(input.names.map((n) => n.trim()))];
     return {
-      // It changes only which schemas the model is given.
+      // It changes only which schemas the model is given (hence `approval: 'auto'` on its contribution).
       accesses: ToolAccesses.none(),
-      approval: 'auto',
+      // A call of the batch after this one may be to a tool it loads.
+      resolveLaterCallsAfterThis: true,
       approvalRule: SELECT_TOOLS_NAME,
       description: `Loading ${names.join(', ')}`,
       display: { kind: 'generic', summary: `Loading ${names.join(', ')}` },
@@ -51,6 +52,8 @@ export const selectToolsTool = registerAgentToolService(ISelectToolsTool, Select
   name: SELECT_TOOLS_NAME,
   domain: 'toolSelect',
   requiredRuntimeCapabilities: [],
+  // It declares no accesses, so it would ask; loading schemas touches nothing worth asking about.
+  approval: 'auto',
   samples: SELECT_TOOLS_SAMPLES,
   exemptFromAllowlists: true,
   when: (accessor) => accessor.get(IAgentToolSelectService).enabled,

@@ -15,7 +15,7 @@ const never = () => new Promise<never>(() => undefined);
 const ABORTED = (name: string) => ({ outcome: 'aborted', isError: true, output: `Tool "${name}" was aborted` });
 
 /** A tool that touches nothing (so it needs no approval) and answers at once. */
-const echo = testTool('Echo', { accesses: () => ToolAccesses.none(), execute: () => ({ output: 'echoed' }) });
+const echo = testTool('Echo', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => ({ output: 'echoed' }) });
 
 /** Starts the batch, aborts it once `reached` resolves, and returns its results. */
 async function abortWhen(h: Harness, reached: Promise<void>, calls: { id: string; name: string }[]): Promise<ToolCallResult[]> {
@@ -86,7 +86,7 @@ test('a did-execute hook that never settles', async () => {
 
 test("a tool's execute that never settles and ignores the abort", async () => {
   const reached = deferred();
-  const h = fx.open({ tools: [testTool('Stuck', { accesses: () => ToolAccesses.none(), execute: () => (reached.resolve(), never()) })] });
+  const h = fx.open({ tools: [testTool('Stuck', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => (reached.resolve(), never()) })] });
   const [result] = await abortWhen(h, reached.promise, [{ id: 'a', name: 'Stuck' }]);
   expect(result).toMatchObject(ABORTED('Stuck'));
   expectPairedEvents(h.events, ['a']);

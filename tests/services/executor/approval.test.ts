@@ -39,7 +39,7 @@ describe('evaluateApproval()', () => {
   const shell = (command: string) => ({ toolName: 'Shell', accesses: ToolAccesses.all(), matchesRule: (a: string, m?: 'allow' | 'deny') => matchCommandRule(a, command, m) });
   const reader = (path: string) => ({ toolName: 'Read', accesses: [ToolAccesses.readFile(path)] as Accesses, matchesRule: (a: string) => matchPathRule(a, path, { cwd: '/w' }) });
   const none = { allow: [], ask: [], deny: [] };
-  test.each<[string, { allow?: string[]; ask?: string[]; deny?: string[] }, string[], ReturnType<typeof shell> | ReturnType<typeof reader>, string]>([
+  test.each<[string, { allow?: string[]; ask?: string[]; deny?: string[] }, string[], Parameters<typeof evaluateApproval>[2], string]>([
     ['read-only inside the workspace is allowed', {}, [], reader('/w/a.ts'), 'allow:read-only'],
     ['read-only outside the workspace asks', {}, [], reader('/etc/hosts'), 'ask'],
     ['everything else asks', {}, [], shell('ls'), 'ask'],
@@ -54,6 +54,7 @@ describe('evaluateApproval()', () => {
     ['ask beats a session grant', { ask: ['Shell'] }, ['Shell(ls)'], shell('ls'), 'ask'],
     ['deny beats ask', { ask: ['Shell'], deny: ['Shell'] }, [], shell('ls'), 'deny'],
     ['an allow rule for outside reads', { allow: ['Read(/etc/**)'] }, [], reader('/etc/hosts'), 'allow:allow-rule'],
+    ['a call that declares no accesses asks: "touches nothing" is not "read-only"', {}, [], { toolName: 'Sidefx', accesses: [] as Accesses, matchesRule: () => true }, 'ask'],
   ])('%s', (_name, rules, grants, subject, expected) => {
     const decision = evaluateApproval({ ...none, ...rules }, grants, subject, inside);
     expect(decision.kind === 'allow' ? `allow:${decision.reason}` : decision.kind).toBe(expected);
@@ -181,6 +182,65 @@ describe('approval in the executor', () => {
       ['denied', 'Tool "Shell" was not run: the approval request failed (socket closed). Do not retry the same call; choose a different approach or ask the user how to proceed.'],
       ['executed', 'ran b'],
     ]);
+  });
+
+  describe('a tool that declares no accesses (ToolAccesses.none())', () => {
+    /** A third-party tool with a side effect that declares nothing: it writes a marker file. */
+    const sideEffectTool = (options: { approval?: 'auto' | 'ask'; executionApproval?: 'auto' | 'ask' } = {}) =>
+      testTool('Sidefx', {
+        ...(options.approval ? { approval: options.approval } : {}),
+        resolve: () => ({
+          accesses: ToolAccesses.none(),
+          ...(options.executionApproval ? { approval: options.executionApproval } : {}),
+          approvalRule: 'Sidefx',
+          execute: async () => (fs.writeFileSync(nodePath.join(dir.path, 'marker'), 'ran'), { output: 'side effect done' }),
+        }),
+      });
+    const ran = () => fs.existsSync(nodePath.join(dir.path, 'marker'));
+
+    test('is not auto-approved: with no host it is denied and its side effect never happens', async () => {
+      h = openHarness({ cwd: dir.path, tools: [sideEffectTool()] });
+      const [result] = await h.agent.executor.execute([{ id: '1', name: 'Sidefx', arguments: {} }]);
+      expect(result).toMatchObject({
+        outcome: 'denied',
+        output:
+          'Tool "Sidefx" was not run: it needs approval and there is no one to approve it. To allow it, add a rule such as "Sidefx" to approval.allow in toolhost.json. Do not retry the same call; choose a different approach or ask the user how to proceed.',
+      });
+      expect(ran()).toBe(false);
+    });
+
+    test('asks the host, and runs once approved', async () => {
+      const interactions = new FakeHost({ approval: () => ({ decision: 'approve' }) });
+      h = openHarness({ cwd: dir.path, tools: [sideEffectTool()], interactions });
+      const [result] = await h.agent.executor.execute([{ id: '1', name: 'Sidefx', arguments: {} }]);
+      expect(interactions.approvals.map((r) => [r.toolCallId, r.toolName])).toEqual([['1', 'Sidefx']]);
+      expect(result).toMatchObject({ outcome: 'executed', output: 'side effect done' });
+      expect(ran()).toBe(true);
+    });
+
+    test('runs unasked with approval: "auto" on its contribution; deny rules still apply', async () => {
+      const interactions = new FakeHost({ approval: () => ({ decision: 'reject' }) });
+      h = openHarness({ cwd: dir.path, tools: [sideEffectTool({ approval: 'auto' })], interactions });
+      const [result] = await h.agent.executor.execute([{ id: '1', name: 'Sidefx', arguments: {} }]);
+      expect(result).toMatchObject({ outcome: 'executed', output: 'side effect done' });
+      expect(interactions.requests).toEqual([]);
+      await h.dispose();
+      fs.rmSync(nodePath.join(dir.path, 'marker'));
+
+      h = openHarness({ cwd: dir.path, tools: [sideEffectTool({ approval: 'auto' })], interactions, config: { approval: { deny: ['Sidefx'] } } });
+      const [denied] = await h.agent.executor.execute([{ id: '2', name: 'Sidefx', arguments: {} }]);
+      expect(denied!.outcome).toBe('denied');
+      expect(ran()).toBe(false);
+    });
+
+    test("the execution's own approval wins over its contribution's", async () => {
+      const interactions = new FakeHost({ approval: () => ({ decision: 'reject' }) });
+      h = openHarness({ cwd: dir.path, tools: [sideEffectTool({ approval: 'auto', executionApproval: 'ask' })], interactions });
+      const [result] = await h.agent.executor.execute([{ id: '1', name: 'Sidefx', arguments: {} }]);
+      expect(interactions.approvals.map((r) => r.toolCallId)).toEqual(['1']);
+      expect(result!.outcome).toBe('denied');
+      expect(ran()).toBe(false);
+    });
   });
 
   test('a malformed approval rule is a config error that names the key', () => {

@@ -16,7 +16,7 @@ import { captureUncaughtExceptions } from '../../helpers/uncaught';
  * Proxies whose traps throw, promises that never settle, cyclic values as results, arguments and
  * metadata, throwing listeners, and aborts at random points. For every batch: execute() resolves,
  * one result per call in call order, exactly one started and one finished event per call (started
- * first), every listener error is reported on onListenerError, and nothing is uncaught (an
+ * first), every listener (and did-hook) error is reported on onListenerError, and nothing is uncaught (an
  * unhandled rejection fails the test through jest's own handler).
  */
 const fx = useAgent({ config: { executor: { abortGraceMs: 5 } } });
@@ -248,6 +248,8 @@ test(`hostile tools and hooks never break the executor's invariants (seed ${SEED
   executor.onDidExecuteTool((ctx) => {
     switch (planOf(ctx.toolCallId)?.did) {
       case 'throw':
+        // A did-hook's failure is reported like a listener's.
+        listenerThrows++;
         throw throwingProxy();
       case 'never':
         return never();

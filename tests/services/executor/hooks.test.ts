@@ -1,5 +1,8 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import type { ListenerErrorEvent } from '../../../src/services/executor/toolExecutor';
 import { ToolAccesses } from '../../../src/tool/accesses';
-import { FakeHost } from '../../helpers/fakeHost';
+import { approveAll, FakeHost } from '../../helpers/fakeHost';
 import { useTempDir } from '../../helpers/tempDir';
 import { deferred } from '../../helpers/async';
 import { testTool } from '../../helpers/testTools';
@@ -12,6 +15,7 @@ afterEach(() => h?.dispose());
 function echoTool(name = 'Echo') {
   return testTool(name, {
     accesses: () => ToolAccesses.none(),
+    approval: 'auto',
     execute: (input, ctx) => ({ output: `${name} ${input.id ?? ''} ${JSON.stringify(ctx.metadata)}`.trim() }),
   });
 }
@@ -91,6 +95,7 @@ describe('onBeforeExecuteTool', () => {
       ['onBeforeExecuteTool hook "planGuard" failed for tool "Echo": rule engine crashed', true, 'vetoed'],
       ['Echo good {}', false, 'executed'],
     ]);
+    expect(h.finishedEvents.map((e) => [e.toolCallId, e.outcome])).toEqual(expect.arrayContaining([['a', 'vetoed'], ['b', 'executed']]));
     expectPairedEvents(h.events, ['a', 'b']);
   });
 
@@ -108,7 +113,7 @@ describe('onBeforeExecuteTool', () => {
     h = openHarness({ cwd: dir.path, tools: [testTool('Deploy', { accesses: () => ToolAccesses.all() })] });
     const first = await h.agent.executor.execute([{ id: 'a', name: 'Deploy', arguments: {} }]);
     expect(first[0]!.outcome).toBe('denied');
-    h.agent.executor.onBeforeExecuteTool((ctx) => ctx.allow(), { name: 'trusted', order: -1 } as never);
+    h.agent.executor.onBeforeExecuteTool((ctx) => ctx.allow(), { name: 'trusted', order: -1 });
     const second = await h.agent.executor.execute([{ id: 'b', name: 'Deploy', arguments: {} }]);
     expect(second[0]).toMatchObject({ output: 'Deploy done', outcome: 'executed' });
   });
@@ -142,6 +147,7 @@ describe('onWillExecuteTool', () => {
     ]);
     expect(results[0]).toMatchObject({ outcome: 'executed' });
     expect(results[1]).toMatchObject({ output: 'onWillExecuteTool hook "mcpWarmup" failed for tool "Echo": not ready', outcome: 'vetoed', isError: true });
+    expect(h.finishedEvents.find((e) => e.toolCallId === 'b')).toMatchObject({ outcome: 'vetoed', isError: true });
     for (const call of ['ok', 'bad']) {
       expect(order.filter((e) => e.startsWith(`${call}:`))).toEqual([`${call}:before`, `${call}:will`, `${call}:started`]);
     }
@@ -188,23 +194,28 @@ describe('onDidExecuteTool', () => {
     expect(results[2]!.output).toBe('Tool skipped because a previous tool call stopped the turn.');
   });
 
-  test('a hook that throws fails only its own call, naming the hook', async () => {
-    h = openHarness({ cwd: dir.path, tools: [echoTool()] });
+  test('a hook that throws after a Write succeeded keeps the result and is reported on onListenerError', async () => {
+    h = openHarness({ cwd: dir.path, builtins: true, interactions: approveAll() });
+    const reported: ListenerErrorEvent[] = [];
+    h.agent.executor.onListenerError((e) => reported.push(e));
     h.agent.executor.onDidExecuteTool(
       (ctx) => {
-        if ((ctx.args as { id?: string }).id === 'bad') throw new Error('formatter broke');
+        ctx.result = { output: 'half-redacted', isError: true };
+        throw new Error('formatter broke');
       },
       { name: 'redactor' },
     );
-    const results = await h.agent.executor.execute([
-      { id: 'a', name: 'Echo', arguments: { id: 'bad' } },
-      { id: 'b', name: 'Echo', arguments: { id: 'good' } },
-    ]);
-    expect(results.map((r) => [r.output, r.isError])).toEqual([
-      ['onDidExecuteTool hook "redactor" failed for tool "Echo": formatter broke', true],
-      ['Echo good {}', false],
-    ]);
-    expectPairedEvents(h.events, ['a', 'b']);
+    const later: string[] = [];
+    h.agent.executor.onDidExecuteTool((ctx) => void later.push(`${ctx.toolCallId}:${String(ctx.result.output)}`));
+    const results = await h.agent.executor.execute([{ id: 'w', name: 'Write', arguments: { path: 'a.txt', content: 'hello' } }]);
+    // The file was written: the model must see the Write's success, not an error to retry it on.
+    expect(fs.readFileSync(nodePath.join(dir.path, 'a.txt'), 'utf8')).toBe('hello');
+    expect(results.map((r) => [r.output, r.isError, r.outcome])).toEqual([['Wrote 5 bytes to a.txt (new file).', false, 'executed']]);
+    expect(h.finishedEvents.map((e) => [e.toolCallId, e.isError, e.outcome])).toEqual([['w', false, 'executed']]);
+    // The failing hook's change is dropped; later hooks still see the call.
+    expect(later).toEqual(['w:Wrote 5 bytes to a.txt (new file).']);
+    expect(reported).toEqual([expect.objectContaining({ event: 'onDidExecuteTool', listener: 'redactor', toolCallId: 'w', message: 'formatter broke' })]);
+    expectPairedEvents(h.events, ['w']);
   });
 });
 
@@ -214,8 +225,8 @@ describe('stopBatchAfterThis', () => {
     h = openHarness({
       cwd: dir.path,
       tools: [
-        testTool('Stopper', { accesses: () => [], stopBatchAfterThis: () => true, execute: () => ({ output: 'stopping' }) }),
-        testTool('Counted', { accesses: () => [], execute: () => (ran++, { output: 'ran' }) }),
+        testTool('Stopper', { accesses: () => [], approval: 'auto', stopBatchAfterThis: () => true, execute: () => ({ output: 'stopping' }) }),
+        testTool('Counted', { accesses: () => [], approval: 'auto', execute: () => (ran++, { output: 'ran' }) }),
       ],
     });
     const results = await h.agent.executor.execute([

@@ -17,7 +17,7 @@ async function mustResolve<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
-const echo = testTool('Echo', { accesses: () => ToolAccesses.none(), execute: () => ({ output: 'echoed' }) });
+const echo = testTool('Echo', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => ({ output: 'echoed' }) });
 /** A runnable execution with `extra`'s properties defined on it as they are (getters stay getters). */
 const runnable = (extra: object) =>
   Object.defineProperties({ accesses: ToolAccesses.none(), approvalRule: 'Odd', execute: async () => ({ output: 'ran' }) }, Object.getOwnPropertyDescriptors(extra));
@@ -36,6 +36,7 @@ describe('thrown values that cannot be read', () => {
       tools: [
         testTool('Bad', {
           accesses: () => ToolAccesses.none(),
+          approval: 'auto',
           execute: () => {
             throw make();
           },
@@ -74,12 +75,16 @@ describe('thrown values that cannot be read', () => {
       },
       { name: 'redactor' },
     );
+    const reported: ListenerErrorEvent[] = [];
+    h.agent.executor.onListenerError((e) => reported.push(e));
     const results = await mustResolve(h.agent.executor.execute(['a', 'b', 'c'].map((id) => ({ id, name: 'Echo', arguments: {} }))));
     expect(results.map((r) => [r.outcome, r.output])).toEqual([
       ['vetoed', 'onBeforeExecuteTool hook "guard" failed for tool "Echo": <unprintable error>'],
       ['vetoed', 'onWillExecuteTool hook "warmup" failed for tool "Echo": <unprintable error>'],
-      ['executed', 'onDidExecuteTool hook "redactor" failed for tool "Echo": <unprintable error>'],
+      // The tool ran: its result stands, and the did-hook's failure is reported beside it.
+      ['executed', 'echoed'],
     ]);
+    expect(reported.map((e) => [e.event, e.listener, e.toolCallId, e.message])).toEqual([['onDidExecuteTool', 'redactor', 'c', '<unprintable error>']]);
     expectPairedEvents(h.events, ['a', 'b', 'c']);
   });
 });
@@ -115,6 +120,7 @@ describe('executions whose fields cannot be read', () => {
     const h = fx.open({
       tools: [
         testTool('Once', {
+          approval: 'auto',
           resolve: () =>
             runnable({
               get description() {
@@ -137,8 +143,8 @@ describe('results that cannot be read', () => {
   test('a result whose output getter throws, a Proxy result, and a did-hook that sets one', async () => {
     const h = fx.open({
       tools: [
-        testTool('Getter', { accesses: () => ToolAccesses.none(), execute: () => throwingGetter('output') as never }),
-        testTool('Trap', { accesses: () => ToolAccesses.none(), execute: () => throwingProxy() as never }),
+        testTool('Getter', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => throwingGetter('output') as never }),
+        testTool('Trap', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => throwingProxy() as never }),
         echo,
       ],
     });
@@ -177,6 +183,7 @@ describe('event listeners that throw', () => {
         tools: [
           testTool('Chatty', {
             accesses: () => ToolAccesses.none(),
+            approval: 'auto',
             execute: (_input, ctx) => {
               ctx.onUpdate({ kind: 'status', text: 'working' });
               return { output: 'done' };

@@ -21,7 +21,7 @@ function bigText(size: number): string {
 }
 
 function producer(text: string, extra: Record<string, unknown> = {}) {
-  return testTool('Big', { accesses: () => ToolAccesses.none(), execute: () => ({ output: text, ...extra }) });
+  return testTool('Big', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => ({ output: text, ...extra }) });
 }
 
 describe('the output budget', () => {
@@ -102,7 +102,7 @@ describe('the output budget', () => {
   test('text parts next to media are spilled and the media is kept', async () => {
     const text = bigText(60_000);
     const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
-    h = openHarness({ cwd: dir.path, tools: [testTool('Mixed', { accesses: () => [], execute: () => ({ output: [{ type: 'text', text }, image] }) })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('Mixed', { accesses: () => [], approval: 'auto', execute: () => ({ output: [{ type: 'text', text }, image] }) })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Mixed', arguments: {} }]);
     const parts = result!.output as Array<{ type: string; text?: string }>;
     expect(parts).toHaveLength(2);

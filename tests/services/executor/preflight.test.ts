@@ -4,6 +4,7 @@ import { IAgentToolRegistryService } from '../../../src/services/toolRegistry/to
 import type { AgentTool } from '../../../src/di/toolContribution';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import { PathSecurityError } from '../../../src/tool/pathAccess';
+import { deferred, waitFor } from '../../helpers/async';
 import { FakeHost } from '../../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../../helpers/tempDir';
 import { testTool } from '../../helpers/testTools';
@@ -21,8 +22,8 @@ describe('the messages the model sees', () => {
       cwd: dir.path,
       builtins: true,
       tools: [
-        testTool('Counter', { schema: NumberSchema, accesses: () => ToolAccesses.none(), execute: (input) => ({ output: JSON.stringify(input) }) }),
-        testTool('Thrower', { accesses: () => ToolAccesses.none(), execute: () => Promise.reject(new Error('disk on fire')) }),
+        testTool('Counter', { schema: NumberSchema, accesses: () => ToolAccesses.none(), approval: 'auto', execute: (input) => ({ output: JSON.stringify(input) }) }),
+        testTool('Thrower', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => Promise.reject(new Error('disk on fire')) }),
         testTool('BadResolve', { resolve: () => { throw new Error('cannot plan'); } }),
         testTool('Secretive', { resolve: () => { throw new PathSecurityError('PATH_SENSITIVE', '"id_rsa" is a secret.', 'id_rsa'); } }),
         testTool('Synthetic', { resolve: () => ({ output: 'nothing to do', isError: true }) }),
@@ -139,14 +140,50 @@ describe('results tools return are checked', () => {
     [{ output: [] }, 'Tool output is empty.', false],
     [{ output: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, 'a\nb', false],
   ])('%j', async (returned, output, isError) => {
-    h = openHarness({ cwd: dir.path, tools: [testTool('Odd', { accesses: () => [], execute: () => returned as never })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('Odd', { accesses: () => [], approval: 'auto', execute: () => returned as never })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Odd', arguments: '{}' }]);
     expect(result).toMatchObject({ output, isError, outcome: 'executed' });
   });
 
   test('media without text gets a line of text', async () => {
-    h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], approval: 'auto', execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Pic', arguments: '{}' }]);
     expect(result!.output).toEqual([{ type: 'text', text: 'Tool returned non-text content.' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
+  });
+});
+
+describe('resolveLaterCallsAfterThis', () => {
+  test('the calls after it are resolved once it has finished; the calls before it run alongside it', async () => {
+    const log: string[] = [];
+    const release = deferred();
+    const probe = testTool('Probe', {
+      approval: 'auto',
+      resolve: (input) => {
+        log.push(`resolve ${input.id}`);
+        return { accesses: ToolAccesses.none(), approvalRule: 'Probe', execute: async () => (log.push(`run ${input.id}`), { output: `probe ${input.id}` }) };
+      },
+    });
+    const barrier = testTool('Barrier', {
+      approval: 'auto',
+      resolve: () => ({
+        accesses: ToolAccesses.none(),
+        resolveLaterCallsAfterThis: true,
+        approvalRule: 'Barrier',
+        execute: async () => (log.push('barrier runs'), await release.promise, log.push('barrier done'), { output: 'barrier' }),
+      }),
+    });
+    h = openHarness({ cwd: dir.path, tools: [probe, barrier] });
+    const pending = h.agent.executor.execute([
+      { id: 'a', name: 'Probe', arguments: { id: 'before' } },
+      { id: 'b', name: 'Barrier', arguments: {} },
+      { id: 'c', name: 'Probe', arguments: { id: 'after' } },
+    ]);
+    await waitFor(() => log.includes('run before') && log.includes('barrier runs'), { what: 'the call before the barrier and the barrier to run' });
+    expect(log).not.toContain('resolve after');
+    release.resolve();
+    const results = await pending;
+    expect(results.map((r) => r.output)).toEqual(['probe before', 'barrier', 'probe after']);
+    expect(log.indexOf('resolve after')).toBeGreaterThan(log.indexOf('barrier done'));
+    expectPairedEvents(h.events, ['a', 'b', 'c']);
   });
 });

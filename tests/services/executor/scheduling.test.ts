@@ -181,7 +181,7 @@ describe('abort', () => {
     h = openHarness({
       cwd: dir.path,
       config: { executor: { abortGraceMs: 50 } },
-      tools: [testTool('Stubborn', { accesses: () => [], execute: () => never })],
+      tools: [testTool('Stubborn', { accesses: () => [], approval: 'auto', execute: () => never })],
     });
     const started = deferred();
     h.agent.executor.onToolCallStarted(() => started.resolve());
@@ -194,7 +194,7 @@ describe('abort', () => {
 
   test('a batch aborted before it starts runs nothing', async () => {
     let ran = false;
-    h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], execute: () => ((ran = true), { output: '' }) })] });
+    h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], approval: 'auto', execute: () => ((ran = true), { output: '' }) })] });
     const results = await h.agent.executor.execute([{ id: '1', name: 'T', arguments: {} }], { signal: AbortSignal.abort() });
     expect(results[0]).toMatchObject({ outcome: 'aborted', output: 'Tool "T" was aborted' });
     expect(ran).toBe(false);
@@ -281,7 +281,7 @@ test('many concurrent batches without a signal do not pile up abort listeners', 
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.name);
   process.on('warning', onWarning);
-  h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], execute: async () => ({ output: 'ok' }) })] });
+  h = openHarness({ cwd: dir.path, tools: [testTool('T', { accesses: () => [], approval: 'auto', execute: async () => ({ output: 'ok' }) })] });
   const batches = await Promise.all(Array.from({ length: 30 }, (_, i) => h.agent.executor.execute([{ id: String(i), name: 'T', arguments: {} }])));
   await new Promise((r) => setImmediate(r));
   process.off('warning', onWarning);

@@ -20,6 +20,7 @@ const TextSchema = z.object({ text: z.string().describe('What to echo.') });
 const echoTool = testTool<{ text: string }>('Echo', {
   schema: TextSchema,
   accesses: () => ToolAccesses.none(),
+  approval: 'auto',
   execute: (input) => ({ output: `echo: ${input.text}` }),
 });
 
@@ -126,15 +127,17 @@ describe('tools/call runs the executor pipeline', () => {
     const tools = [
       testTool('Picture', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: () => ({ output: [{ type: 'text', text: 'a picture' }, { type: 'image', data: png, mimeType: 'image/png' }], structuredContent: { width: 1, height: 1 } }),
       }),
       testTool('Boom', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: () => {
           throw new Error('kaput');
         },
       }),
-      testTool('Refuses', { accesses: () => ToolAccesses.none(), execute: () => toolError('Nothing to do here; use Echo instead.') }),
+      testTool('Refuses', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => toolError('Nothing to do here; use Echo instead.') }),
     ];
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
     expect(await call('Picture')).toEqual({
@@ -157,7 +160,7 @@ describe('tools/call runs the executor pipeline', () => {
 
   test('output over the budget is spilled to a file; the result points at it and _meta names it', async () => {
     const big = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n');
-    const tools = [testTool('Big', { accesses: () => ToolAccesses.none(), execute: () => ({ output: big }) })];
+    const tools = [testTool('Big', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: () => ({ output: big }) })];
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools, config: { toolResult: { maxChars: 5000 } }, dataDir: nodePath.join(fx.dir, 'data') }));
     const result = await call('Big');
     const path = result._meta?.['toolhost/outputPath'] as string;
@@ -275,7 +278,7 @@ describe('concurrency and order across requests', () => {
   test('requests run concurrently: a call can finish while an earlier one still runs', async () => {
     const release = deferred();
     const tools = [
-      testTool('Slow', { accesses: () => ToolAccesses.none(), execute: async () => (await release.promise, { output: 'slow done' }) }),
+      testTool('Slow', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: async () => (await release.promise, { output: 'slow done' }) }),
       echoTool,
     ];
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools }));
@@ -351,6 +354,7 @@ describe('cancellation and progress', () => {
     const tools = [
       testTool('Wait', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: (_input, ctx) =>
           new Promise((resolve) => {
             ctx.signal.addEventListener('abort', () => {
@@ -403,6 +407,7 @@ describe('cancellation and progress', () => {
     const tools = [
       testTool('Steps', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: async (_input, ctx) => {
           ctx.onUpdate({ kind: 'progress', progress: 1, total: 3, text: 'one' });
           ctx.onUpdate({ kind: 'progress', progress: 2, total: 3 });
@@ -430,7 +435,7 @@ describe('cancellation and progress', () => {
 
   test('a long call that reports nothing gets "still running" progress notifications', async () => {
     const enough = deferred();
-    const tools = [testTool('Quiet', { accesses: () => ToolAccesses.none(), execute: async () => (await enough.promise, { output: 'done' }) })];
+    const tools = [testTool('Quiet', { accesses: () => ToolAccesses.none(), approval: 'auto', execute: async () => (await enough.promise, { output: 'done' }) })];
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools, server: { heartbeatMs: 20 } }));
     const progress: Progress[] = [];
     const pending = h.client.callTool({ name: 'Quiet', arguments: {} }, undefined, {
@@ -449,6 +454,7 @@ describe('cancellation and progress', () => {
     const tools = [
       testTool('Chatty', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: async (_input, ctx) => {
           for (let i = 1; i <= 50; i++) ctx.onUpdate({ kind: 'progress', progress: i, total: 50 });
           await sent.promise;
@@ -487,7 +493,7 @@ describe('the tool list follows the active set', () => {
   test('a feature added at run time is announced', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
     await h.client.listTools();
-    h.app.addFeature(new Feature('late').contributeTool(testTool('Late', { accesses: () => ToolAccesses.none() })));
+    h.app.addFeature(new Feature('late').contributeTool(testTool('Late', { accesses: () => ToolAccesses.none(), approval: 'auto' })));
     await waitFor(() => h!.listChanged.length === 1, { what: 'tools/list_changed', timeoutMs: 10_000 });
     expect((await h.client.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'Late']);
     expect(callResultText(await call('Late'))).toBe('Late done');
@@ -561,6 +567,7 @@ describe('close', () => {
     const tools = [
       testTool('Wait', {
         accesses: () => ToolAccesses.none(),
+        approval: 'auto',
         execute: (_input, ctx) =>
           new Promise((resolve) =>
             ctx.signal.addEventListener('abort', () => {

@@ -1,0 +1,63 @@
+import type { IDisposable } from '../../base/lifecycle';
+import type { IToolArgsValidatorService } from '../argsValidation/toolArgsValidator';
+import type { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
+
+/** About the longest one turn of precompiling holds the event loop (a single compile may take longer). */
+export const PRECOMPILE_SLICE_MS = 20;
+
+/**
+ * Compiles the argument validators of tools soon after they are registered, off the call path:
+ * ajv's first compile in a process takes tens of milliseconds, which the first batch would
+ * otherwise pay inside preflight, one call after another, before any of its calls starts. It
+ * runs in `setImmediate` turns of about PRECOMPILE_SLICE_MS, after activation has returned, so
+ * activation is not slowed (compiling at activation made creating an agent with 1,000 tools
+ * 6-10x slower, bench/activation.bench.ts) and many tools do not hold the event loop for long. A call that comes
+ * first compiles its validator itself (the validator caches it either way).
+ */
+export class ValidatorPrecompiler implements IDisposable {
+  private readonly pending = new Set<string>();
+  private immediate: NodeJS.Immediate | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly registry: IAgentToolRegistryService,
+    private readonly validator: IToolArgsValidatorService,
+  ) {}
+
+  add(names: readonly string[]): void {
+    if (this.disposed) return;
+    for (const name of names) this.pending.add(name);
+    this.schedule();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.pending.clear();
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
+  }
+
+  private schedule(): void {
+    if (this.immediate || this.pending.size === 0) return;
+    this.immediate = setImmediate(() => this.compileSome());
+    // Compiling ahead is no reason to keep a process alive that has nothing else to do.
+    this.immediate.unref();
+  }
+
+  private compileSome(): void {
+    this.immediate = undefined;
+    const until = performance.now() + PRECOMPILE_SLICE_MS;
+    for (const name of this.pending) {
+      if (performance.now() > until) break;
+      this.pending.delete(name);
+      try {
+        const registration = this.registry.get(name);
+        // The error of a schema ajv cannot compile is cached too; the call reports it.
+        if (registration) this.validator.check(registration.tool.parameters);
+      } catch {
+        // A tool whose schema cannot be read: its calls report that in preflight.
+      }
+    }
+    this.schedule();
+  }
+}

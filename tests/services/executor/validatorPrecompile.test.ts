@@ -1,0 +1,48 @@
+import { injectable } from 'inversify';
+import { z } from 'zod';
+import { IToolArgsValidatorService } from '../../../src/services/argsValidation/toolArgsValidator';
+import { ToolArgsValidatorService } from '../../../src/services/argsValidation/toolArgsValidatorService';
+import type { JsonSchema } from '../../../src/tool/contract';
+import { ToolAccesses } from '../../../src/tool/accesses';
+import { waitFor } from '../../helpers/async';
+import { useAgent } from '../../helpers/agentHarness';
+import { testTool } from '../../helpers/testTools';
+
+/** The App's real validator, recording the schemas it was asked to compile ahead of a call. */
+@injectable()
+class RecordingValidator extends ToolArgsValidatorService {
+  readonly checked: JsonSchema[] = [];
+  override check(schema: JsonSchema): string | undefined {
+    this.checked.push(schema);
+    return super.check(schema);
+  }
+}
+
+const fx = useAgent({
+  appOverrides: (c) => c.rebind(IToolArgsValidatorService).to(RecordingValidator).inSingletonScope(),
+  tools: [testTool<{ n: number }>('Sized', { schema: z.object({ n: z.number().int() }), accesses: () => [ToolAccesses.readState('sized')], execute: (i) => ({ output: `n=${i.n}` }) })],
+});
+
+describe('validators are compiled when a tool becomes active, off the call path', () => {
+  test('not inside createAgent, but in a turn of the event loop right after it, before any call', async () => {
+    const h = fx.open();
+    const validator = h.app.get(IToolArgsValidatorService) as RecordingValidator;
+    const schema = h.agent.registry.get('Sized')!.tool.parameters;
+    // Activation returned without compiling: it is not slowed by it.
+    expect(validator.checked).not.toContain(schema);
+    await waitFor(() => validator.checked.includes(schema), { what: 'the validator of Sized to be compiled' });
+    // The call then validates with the compiled validator, as it would have otherwise.
+    expect(await h.call('Sized', { n: '3' })).toMatchObject({ outcome: 'executed', output: 'n=3' });
+    expect(await h.call('Sized', { n: 'x' })).toMatchObject({ outcome: 'rejected' });
+  });
+
+  test('an agent disposed before that turn compiles nothing', async () => {
+    const h = fx.open();
+    const validator = h.app.get(IToolArgsValidatorService) as RecordingValidator;
+    const schema = h.agent.registry.get('Sized')!.tool.parameters;
+    await h.agent.dispose();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(validator.checked).not.toContain(schema);
+  });
+});
