@@ -6,7 +6,8 @@
  *
  * Meaning kept from Rust: `\d`, `\w`, `\s` and `\b` are Unicode-aware; `.` matches anything but
  * `\n` (everything with `(?s)` or in multiline mode with dotall); `^` and `$` match at line
- * boundaries (`\n` only, not `\r`); `\A` and `\z` at the ends of the text; `\<` and `\>` at the
+ * boundaries (`\n` only, not `\r`); `\A` and `\z` at the ends of the text (of the line outside
+ * multiline mode, as ripgrep searches line by line); invalid UTF-8 matches no class nor `.`; `\<` and `\>` at the
  * start and end of a word; POSIX classes `[[:alpha:]]`; class set operations `&&`, `--`, `~~`;
  * flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
  * Not supported by Rust and refused here too: look-around and backreferences.
@@ -615,18 +616,24 @@ function classSetText(set: ClassSet): string {
   return `[${caret}${left}${set.op}${right}]`;
 }
 
-function assertText(node: Extract<RegexNode, { k: 'assert' }>): string {
+/**
+ * Outside multiline mode ripgrep matches line by line, so `\\A`, `\\z` and `(?-m)^`/`$` are at
+ * the ends of the line; in multiline mode they are at the ends of the file.
+ */
+function assertText(node: Extract<RegexNode, { k: 'assert' }>, lineMode: boolean): string {
   if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
   const w = node.unicode ? `[${WORD_UNICODE}]` : `[${WORD_ASCII}]`;
+  const atLine = node.multiLine || lineMode;
   switch (node.kind) {
     case 'start':
-      return node.multiLine ? '(?<=^|\\n)' : '^';
+      return atLine ? '(?<=^|\\n)' : '^';
     case 'end':
-      return node.multiLine ? '(?=$|\\n)' : '$';
+      return atLine ? '(?=$|\\n)' : '$';
     case 'wordBoundary':
       return `(?:(?<=${w})(?!${w})|(?<!${w})(?=${w}))`;
     case 'notWordBoundary':
-      return `(?:(?<=${w})(?=${w})|(?<!${w})(?!${w}))`;
+      // As in Rust, \B never matches next to invalid UTF-8 (the builtin engine's lone surrogates).
+      return `(?:(?<=${w})(?=${w})|(?<![${w}\\p{Cs}])(?![${w}\\p{Cs}]))`;
     case 'wordStart':
       return `(?<!${w})(?=${w})`;
     case 'wordEnd':
@@ -638,7 +645,15 @@ function assertText(node: Extract<RegexNode, { k: 'assert' }>): string {
   }
 }
 
-function nodeText(node: RegexNode): string {
+/**
+ * The builtin engine decodes invalid UTF-8 to lone surrogates (which valid UTF-8 never yields),
+ * and every class and `.` leaves them out: in ripgrep invalid bytes match nothing but byte escapes.
+ * No class is emitted negated at its top level: V8 (Node 20) with flag `v` fails to match a
+ * top-level `[^…]` inside a counted group (`/(?:a[^c]){2}/v` misses "a1a2"), a nested one is fine.
+ */
+const NOT_SURROGATE = '--\\p{Cs}';
+
+function nodeText(node: RegexNode, lineMode: boolean): string {
   switch (node.k) {
     case 'empty':
       return '(?:)';
@@ -646,22 +661,22 @@ function nodeText(node: RegexNode): string {
       return cpText(node.cp);
     case 'dot':
       if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
-      return node.dotAll ? '[\\s\\S]' : '[^\\n]';
+      return node.dotAll ? '\\P{Cs}' : '[\\P{Cs}--\\n]';
     case 'class':
-      return classSetText(node.set);
+      return `[${classSetText(node.set)}${NOT_SURROGATE}]`;
     case 'assert':
-      return assertText(node);
+      return assertText(node, lineMode);
     case 'group':
-      return `(?:${nodeText(node.child)})`;
+      return `(?:${nodeText(node.child, lineMode)})`;
     case 'repeat': {
       const { min, max } = node;
       const quantifier = min === 0 && max === Infinity ? '*' : min === 1 && max === Infinity ? '+' : min === 0 && max === 1 ? '?' : max === Infinity ? `{${min},}` : min === max ? `{${min}}` : `{${min},${max}}`;
-      return `(?:${nodeText(node.child)})${quantifier}${node.greedy ? '' : '?'}`;
+      return `(?:${nodeText(node.child, lineMode)})${quantifier}${node.greedy ? '' : '?'}`;
     }
     case 'concat':
-      return node.items.map(nodeText).join('');
+      return node.items.map((item) => nodeText(item, lineMode)).join('');
     case 'alt':
-      return node.items.map(nodeText).join('|');
+      return node.items.map((item) => nodeText(item, lineMode)).join('|');
   }
 }
 
@@ -698,7 +713,7 @@ export function toJsRegex(parsed: ParsedRegex): JsRegexSource {
     throw new UnsupportedRegexError('case-insensitivity that changes inside the pattern (e.g. "a(?i)b") is not supported by the builtin engine; use the -i parameter for the whole pattern');
   }
   const ci = cases.has(true);
-  const source = nodeText(parsed.ast);
+  const source = nodeText(parsed.ast, !parsed.multiline);
   const flags = ci ? 'iv' : 'v';
   try {
     new RegExp(source, flags);
