@@ -8,7 +8,7 @@ import { searchGlobAllows } from '../search/searchGlob';
 import { localSearchFs } from '../search/searchPaths';
 import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, type GrepLimits, type GrepOutcome, type GrepSearch } from './grepEngine';
 import { GREP_WORKER_SOURCE, type WorkerRequest, type WorkerResponse, type WorkerSpec } from './grepWorker';
-import { requiredLiterals, toJsRegex, UnsupportedRegexError } from './rustRegex';
+import { INVALID_UTF8_TEXT, requiredLiterals, toJsRegex, UnsupportedRegexError } from './rustRegex';
 
 const BATCH_FILES = 48;
 const MAX_BATCHES_PER_WORKER = 2;
@@ -215,6 +215,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       prefilter: requiredLiterals(search.regex),
       bigFileBytes: BIG_FILE_BYTES,
       windowBytes: WINDOW_BYTES,
+      invalidUtf8: INVALID_UTF8_TEXT,
     };
     const jobId = ++jobCounter;
     const cancel = new SharedArrayBuffer(4);

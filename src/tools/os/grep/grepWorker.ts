@@ -26,6 +26,8 @@ export interface WorkerSpec {
   readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
   readonly bigFileBytes: number;
   readonly windowBytes: number;
+  /** What invalid UTF-8 is decoded to (rustRegex.ts INVALID_UTF8_TEXT: the translated regex matches neither). */
+  readonly invalidUtf8: { readonly continuation: string; readonly other: string };
 }
 
 /** [line number, text, is a match (1/0), was cut (1/0)] */
@@ -53,7 +55,6 @@ export function grepWorkerMain(): void {
   const threads = process.getBuiltinModule('node:worker_threads');
   const fs = process.getBuiltinModule('node:fs');
   const { isUtf8 } = process.getBuiltinModule('node:buffer');
-  const INVALID_UTF8 = '\uDFFF';
   const port = threads.parentPort;
   if (!port) return;
 
@@ -118,13 +119,13 @@ export function grepWorkerMain(): void {
 
   /**
    * UTF-8 to text, with each invalid sequence (a maximal subpart, as the WHATWG decoder counts
-   * them) as the lone surrogate INVALID_UTF8 instead of U+FFFD: valid UTF-8 never decodes to a
-   * surrogate and the translated regex never matches one, so invalid bytes match nothing, as in
-   * ripgrep (`caf.` does not match `caf\xe9`), while a real U+FFFD still does.
+   * them) as a lone surrogate instead of U+FFFD (spec.invalidUtf8), so that invalid bytes match
+   * nothing, as in ripgrep (`caf.` does not match `caf\xe9`), while a real U+FFFD still does.
    */
-  const decodeUtf8 = (buf: Buffer, start: number, end: number): string => {
+  const decodeUtf8 = (j: Job, buf: Buffer, start: number, end: number): string => {
     const bytes = buf.subarray(start, end);
     if (isUtf8(bytes)) return bytes.toString('utf8');
+    const { continuation, other } = j.spec.invalidUtf8;
     let out = '';
     let runStart = 0;
     let i = 0;
@@ -136,22 +137,18 @@ export function grepWorkerMain(): void {
         i++;
         continue;
       }
-      // Length of the valid sequence at i, or of its maximal invalid subpart (negative).
+      // The length of the valid sequence at i, else of its maximal invalid subpart.
       let valid = 0;
       let bad = 1;
       if (b >= 0xc2 && b <= 0xdf) {
         if (cont(i + 1)) valid = 2;
       } else if (b >= 0xe0 && b <= 0xef) {
-        const lo = b === 0xe0 ? 0xa0 : 0x80;
-        const hi = b === 0xed ? 0x9f : 0xbf;
-        if (cont(i + 1, lo, hi)) {
+        if (cont(i + 1, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf)) {
           if (cont(i + 2)) valid = 3;
           else bad = 2;
         }
       } else if (b >= 0xf0 && b <= 0xf4) {
-        const lo = b === 0xf0 ? 0x90 : 0x80;
-        const hi = b === 0xf4 ? 0x8f : 0xbf;
-        if (cont(i + 1, lo, hi)) {
+        if (cont(i + 1, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf)) {
           if (!cont(i + 2)) bad = 2;
           else if (cont(i + 3)) valid = 4;
           else bad = 3;
@@ -161,17 +158,20 @@ export function grepWorkerMain(): void {
         i += valid;
         continue;
       }
-      out += bytes.toString('utf8', runStart, i) + INVALID_UTF8;
+      out += bytes.toString('utf8', runStart, i) + (bad === 1 && b <= 0xbf ? continuation : other);
       i += bad;
       runStart = i;
     }
     return out + bytes.toString('utf8', runStart, n);
   };
 
+  /** Lone surrogates only come from decodeUtf8: shown as U+FFFD, as the ripgrep engine's decoder shows invalid UTF-8. */
+  const SURROGATE = /\p{Cs}/u;
+  const SURROGATES = /\p{Cs}/gu;
+
   const cutLine = (raw: string, max: number): [string, number] => {
     let text = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
-    // Shown as the ripgrep engine shows invalid UTF-8 (its output decoder replaces it).
-    if (text.includes(INVALID_UTF8)) text = text.replaceAll(INVALID_UTF8, '\uFFFD');
+    if (SURROGATE.test(text)) text = text.replace(SURROGATES, '\uFFFD');
     if (text.length <= max) return [text, 0];
     text = text.slice(0, max);
     const last = text.charCodeAt(text.length - 1);
@@ -315,7 +315,7 @@ export function grepWorkerMain(): void {
     if (!prefilter(j, buf)) return undefined;
     if (buf.indexOf(0) !== -1) return undefined;
     const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-    return decodeUtf8(buf, start, buf.length);
+    return decodeUtf8(j, buf, start, buf.length);
   };
 
   const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
@@ -375,7 +375,7 @@ export function grepWorkerMain(): void {
         const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
         const candidate = prefilter(j, data);
         if (candidate || pendingAfter > 0) {
-          const text = decodeUtf8(data, 0, data.length);
+          const text = decodeUtf8(j, data, 0, data.length);
           const found: TextMatches = candidate ? matchLines(j, text) : { count: 0, lines: [] };
           if (found.count > 0) {
             matched = true;
@@ -420,7 +420,7 @@ export function grepWorkerMain(): void {
             taken++;
             if (nl === -1) break;
           }
-          const tailText = decodeUtf8(data, startOfTail, end);
+          const tailText = decodeUtf8(j, data, startOfTail, end);
           const tailLines = tailText.split('\n');
           const fresh = tailLines.map((t, i) => [lineBase + linesInChunk - tailLines.length + 1 + i, t] as [number, string]);
           tail = [...tail, ...fresh].slice(-before);

@@ -617,31 +617,56 @@ function classSetText(set: ClassSet): string {
 }
 
 /**
- * Outside multiline mode ripgrep matches line by line, so `\\A`, `\\z` and `(?-m)^`/`$` are at
+ * What the builtin engine decodes invalid UTF-8 to (the WHATWG decoder's U+FFFD would match `.`):
+ * a lone continuation byte (80-BF) and any other invalid sequence become these lone surrogates,
+ * which valid UTF-8 never yields. Both are shown as U+FFFD.
+ */
+export const INVALID_UTF8_TEXT = { continuation: '\uDC80', other: '\uDFFF' } as const;
+
+const CONTINUATION = '\\u{dc80}';
+
+/**
+ * The word-boundary tests of Rust's Unicode `\b`: the character before a position is found by
+ * stepping back over up to three continuation bytes and decoding forward, so a word character
+ * followed by stray continuation bytes (`a\x80`, `é\x80`) still counts as the word before; and
+ * `\B` needs valid UTF-8 on both sides. ASCII `(?-u:\b)` looks at single bytes.
+ */
+function wordTests(unicode: boolean): { before: string; notBefore: string; after: string; notAfter: string; valid: string } {
+  if (!unicode) {
+    const w = `[${WORD_ASCII}]`;
+    return { before: `(?<=${w})`, notBefore: `(?<!${w})`, after: `(?=${w})`, notAfter: `(?!${w})`, valid: '' };
+  }
+  const w = `[${WORD_UNICODE}]`;
+  const byLength = (cls: string): string =>
+    `[${cls}&&[\\u{0}-\\u{7f}]]${CONTINUATION}{1,3}|[${cls}&&[\\u{80}-\\u{7ff}]]${CONTINUATION}{1,2}|[${cls}&&[\\u{800}-\\u{ffff}]]${CONTINUATION}`;
+  const wordBefore = `${w}|${byLength(w)}`;
+  const validBefore = `(?:(?<!\\p{Cs})|(?<=${byLength('\\P{Cs}')}))`;
+  return { before: `(?<=${wordBefore})`, notBefore: `(?<!${wordBefore})`, after: `(?=${w})`, notAfter: `(?!${w})`, valid: `${validBefore}(?!\\p{Cs})` };
+}
+
+/**
+ * Outside multiline mode ripgrep matches line by line, so `\A`, `\z` and `(?-m)^`/`$` are at
  * the ends of the line; in multiline mode they are at the ends of the file.
  */
 function assertText(node: Extract<RegexNode, { k: 'assert' }>, lineMode: boolean): string {
   if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
-  const w = node.unicode ? `[${WORD_UNICODE}]` : `[${WORD_ASCII}]`;
   const atLine = node.multiLine || lineMode;
+  if (node.kind === 'start') return atLine ? '(?<=^|\\n)' : '^';
+  if (node.kind === 'end') return atLine ? '(?=$|\\n)' : '$';
+  const { before, notBefore, after, notAfter, valid } = wordTests(node.unicode);
   switch (node.kind) {
-    case 'start':
-      return atLine ? '(?<=^|\\n)' : '^';
-    case 'end':
-      return atLine ? '(?=$|\\n)' : '$';
     case 'wordBoundary':
-      return `(?:(?<=${w})(?!${w})|(?<!${w})(?=${w}))`;
+      return `(?:${before}${notAfter}|${notBefore}${after})`;
     case 'notWordBoundary':
-      // As in Rust, \B never matches next to invalid UTF-8 (the builtin engine's lone surrogates).
-      return `(?:(?<=${w})(?=${w})|(?<![${w}\\p{Cs}])(?![${w}\\p{Cs}]))`;
+      return `(?:${before}${after}|${notBefore}${notAfter}${valid})`;
     case 'wordStart':
-      return `(?<!${w})(?=${w})`;
+      return `${notBefore}${after}`;
     case 'wordEnd':
-      return `(?<=${w})(?!${w})`;
+      return `${before}${notAfter}`;
     case 'wordStartHalf':
-      return `(?<!${w})`;
+      return notBefore;
     case 'wordEndHalf':
-      return `(?!${w})`;
+      return notAfter;
   }
 }
 
