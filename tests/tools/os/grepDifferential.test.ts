@@ -14,7 +14,7 @@ import { callTool, type Harness, text, useAgent } from '../../helpers/agentHarne
  */
 
 const SEED = Number(process.env.GREP_DIFF_SEED ?? 20_240_610);
-const PATTERNS = Number(process.env.GREP_DIFF_PATTERNS ?? 70);
+const PATTERNS = Number(process.env.GREP_DIFF_PATTERNS ?? 50);
 const MAX_LINE_CHARS = 500;
 const MODES = ['content', 'files_with_matches', 'count_matches'] as const;
 type Mode = (typeof MODES)[number];
