@@ -6,7 +6,7 @@ import { filesBench } from './files.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
-import { globBench, grepBench } from './search.bench';
+import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   files: filesBench,
   'mcp-serve': mcpServeBench,
   grep: grepBench,
+  'grep-rss': grepRssBench,
   glob: globBench,
   mcp: mcpBench,
   startup: startupBench,

@@ -33,10 +33,19 @@ export interface WorkerSpec {
 /** [line number, text, is a match (1/0), was cut (1/0)] */
 export type WorkerLine = [number, string, number, number];
 
+/** LINE_MARKS flags of a line. */
+export const LINE_MATCH = 1;
+export const LINE_CUT = 2;
+
 export interface WorkerFileResult {
   readonly path: string;
   readonly count: number;
-  readonly lines?: WorkerLine[];
+  /**
+   * Content mode: the lines packed, so a big result is two objects rather than one per line (as
+   * messages and while collected): their texts joined by `\n` (a line never holds one), and per
+   * line its number and LINE_MATCH | LINE_CUT flags.
+   */
+  readonly lines?: { readonly text: string; readonly marks: Int32Array };
 }
 
 export type WorkerRequest =
@@ -67,7 +76,10 @@ export function grepWorkerMain(): void {
     counter: RegExp;
     csLiterals: Buffer[][] | undefined;
     ciRegexes: RegExp[] | undefined;
+    /** Bytes the windows of the case-insensitive prefilter overlap: the longest literal, folded to 3-byte forms. */
+    ciOverlap: number;
   }
+  const CI_WINDOW_BYTES = 64 * 1024;
   let job: Job | undefined;
 
   const foldLatin1 = (literal: string): string => {
@@ -92,6 +104,7 @@ export function grepWorkerMain(): void {
       counter: new RegExp(spec.source, spec.flags + 'g'),
       csLiterals: spec.prefilter.caseInsensitive ? undefined : sets.map((set) => set.map((lit) => Buffer.from(lit, 'utf8'))),
       ciRegexes: spec.prefilter.caseInsensitive ? sets.map((set) => new RegExp(set.map(foldLatin1).join('|'))) : undefined,
+      ciOverlap: 3 * Math.max(0, ...sets.flat().map((lit) => lit.length)),
     };
   };
 
@@ -110,9 +123,14 @@ export function grepWorkerMain(): void {
       }
       return true;
     }
-    if (j.ciRegexes && j.ciRegexes.length > 0) {
-      const latin1 = buf.toString('latin1');
-      for (const re of j.ciRegexes) if (!re.test(latin1)) return false;
+    if (j.ciRegexes) {
+      // In windows: a latin1 copy of a whole big file would land in the old generation.
+      const overlap = j.ciOverlap;
+      for (const re of j.ciRegexes) {
+        let found = false;
+        for (let start = 0; start < buf.length && !found; start += CI_WINDOW_BYTES) found = re.test(buf.toString('latin1', start, Math.min(buf.length, start + CI_WINDOW_BYTES + overlap)));
+        if (!found) return false;
+      }
     }
     return true;
   };
@@ -318,12 +336,22 @@ export function grepWorkerMain(): void {
     return decodeUtf8(j, buf, start, buf.length);
   };
 
+  /** Flags spelled as numbers: this body cannot reference LINE_MATCH (1) and LINE_CUT (2). */
+  const packLines = (lines: WorkerLine[]): { text: string; marks: Int32Array } => {
+    const marks = new Int32Array(lines.length * 2);
+    lines.forEach(([n, , match, cut], i) => {
+      marks[2 * i] = n;
+      marks[2 * i + 1] = (match ? 1 : 0) | (cut ? 2 : 0);
+    });
+    return { text: lines.map((line) => line[1]).join('\n'), marks };
+  };
+
   const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
     const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
     if (found.count === 0) return undefined;
     if (j.spec.mode !== 'content') return { path, count: found.count };
     // In content mode the count is of matching lines (a multiline match can span several).
-    return { path, count: found.lines.length, lines: contentLines(j, text, found, 0) };
+    return { path, count: found.lines.length, lines: packLines(contentLines(j, text, found, 0)) };
   };
 
   const countNewlines = (buf: Buffer): number => {
@@ -432,7 +460,27 @@ export function grepWorkerMain(): void {
     if (!matched) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
-    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: ordered };
+    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: packLines(ordered) };
+  };
+
+  /**
+   * One read buffer for the files of the worker up to REUSED_BUFFER_BYTES (nearly all of them): a
+   * fresh buffer per file (readFileSync, which also stats the file again) leaves megabytes of
+   * garbage outside the heap between GCs. Bigger files get their own buffer, so a rare big file
+   * does not pin its size in every worker. The bytes returned never outlive the file: they are
+   * decoded to a string first.
+   */
+  const REUSED_BUFFER_BYTES = 1024 * 1024;
+  const readBuffer = Buffer.allocUnsafe(REUSED_BUFFER_BYTES);
+  const readWhole = (fd: number, size: number): Buffer => {
+    const target = size <= readBuffer.length ? readBuffer : Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = fs.readSync(fd, target, filled, size - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return target.subarray(0, filled);
   };
 
   const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
@@ -447,7 +495,7 @@ export function grepWorkerMain(): void {
       const size = fs.fstatSync(fd).size;
       if (size === 0) return undefined;
       if (size > j.spec.bigFileBytes && !j.spec.multiline) return searchWindows(j, path, fd, size);
-      const buf = fs.readFileSync(fd);
+      const buf = readWhole(fd, size);
       const text = decodeWhole(buf, j);
       return text === undefined ? undefined : searchText(j, path, text);
     } catch {
