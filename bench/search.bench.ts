@@ -73,7 +73,9 @@ export async function grepBench(): Promise<void> {
   fs.writeFileSync(ignoreFile, SENSITIVE_IGNORE_RULES);
   const rows: string[][] = [];
   const ratios: string[] = [];
-  for (const engine of ['ripgrep', 'builtin'] as GrepEngineSetting[]) {
+  // GREP_BENCH_ENGINES=builtin (or ripgrep) runs one engine's cases only.
+  const engines = (process.env.GREP_BENCH_ENGINES ?? 'ripgrep,builtin').split(',') as GrepEngineSetting[];
+  for (const engine of engines) {
     const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
     const agent = app.createAgent({ cwd: root });
     const tool = agent.registry.get('Grep')!.tool;

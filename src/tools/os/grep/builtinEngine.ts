@@ -10,7 +10,8 @@ import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, t
 import { GREP_WORKER_SOURCE, LINE_CUT, LINE_MATCH, type WorkerFileResult, type WorkerRequest, type WorkerResponse, type WorkerSpec } from './grepWorker';
 import { INVALID_UTF8_TEXT, requiredLiterals, toJsRegex, UnsupportedRegexError } from './rustRegex';
 
-const BATCH_FILES = 128;
+/** Files per message to a worker: fewer, larger messages; still small enough to share a walk between workers. */
+export const BATCH_FILES = 128;
 const MAX_BATCHES_PER_WORKER = 2;
 const WALK_CONCURRENCY = 8;
 const BIG_FILE_BYTES = 8 * 1024 * 1024;
