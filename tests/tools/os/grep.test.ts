@@ -162,6 +162,14 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(await grep({ pattern: '(?:a\\D){2}c', output_mode: 'content' })).toBe('g.txt:2:axayc');
     });
 
+    test('a file read after a bigger one shows only its own bytes; -i finds a literal across 64 KiB', async () => {
+      // One worker reads both, the top folder's file first, into the same buffer.
+      open({ grep: { workers: 1 } });
+      writeFiles(fx.dir, { 'big.txt': `${'x'.repeat(65_533)}ERROR tail\n${'y'.repeat(200_000)}\n`, 'sub/small.txt': 'error\n' });
+      expect(await grep({ pattern: 'error', '-i': true, output_mode: 'count_matches' })).toBe('Found 2 occurrences in 2 files.\nbig.txt:1\nsub/small.txt:1');
+      expect(await grep({ pattern: 'y' })).toBe('big.txt');
+    });
+
     test('special characters escaped with a backslash are literal', async () => {
       writeFiles(fx.dir, { 'x.ts': 'call(a)\ninterface{}\n$scope.x\n' });
       expect(await grep({ pattern: 'call\\(a\\)', output_mode: 'content' })).toBe('x.ts:1:call(a)');
