@@ -8,8 +8,8 @@
  * `\n` (everything with `(?s)` or in multiline mode with dotall); `^` and `$` match at line
  * boundaries (`\n` only, not `\r`); `\A` and `\z` at the ends of the text (of the line outside
  * multiline mode, as ripgrep searches line by line); invalid UTF-8 matches no class nor `.`;
- * `\<` and `\>` at the start and end of a word; POSIX classes `[[:alpha:]]`; class set operations `&&`, `--`, `~~`;
- * flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
+ * `\<` and `\>` at the start and end of a word; POSIX classes `[[:alpha:]]`; class set
+ * operations `&&`, `--`, `~~`; flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
  * Not supported by Rust and refused here too: look-around and backreferences.
  * Not supported by the builtin engine (ripgrep handles them): case-insensitivity that changes
  * inside the pattern (`a(?i)b`, `(?i:…)` that is not the whole pattern) and CRLF mode `(?R)`.
