@@ -7,7 +7,7 @@ import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
 import { grepFilesBench } from './grepFiles.bench';
-import { globBench, grepBench } from './search.bench';
+import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'mcp-serve': mcpServeBench,
   grep: grepBench,
   'grep-files': grepFilesBench,
+  'grep-rss': grepRssBench,
   glob: globBench,
   mcp: mcpBench,
   startup: startupBench,

@@ -10,7 +10,7 @@ import { ripgrepArgs } from '../src/tools/os/grep/ripgrepEngine';
 import { vscodeRipgrepBinary } from '../src/tools/os/grep/ripgrepLocator';
 import { SENSITIVE_IGNORE_RULES } from '../src/tools/os/search/sensitiveIgnore';
 import { SMALL_FILES, searchCorpus } from './corpus';
-import { benchDir, fmt, median, nowMs, table } from './util';
+import { benchDir, fmt, measureProcess, median, nowMs, table } from './util';
 
 /** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
 export function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
@@ -73,7 +73,9 @@ export async function grepBench(): Promise<void> {
   fs.writeFileSync(ignoreFile, SENSITIVE_IGNORE_RULES);
   const rows: string[][] = [];
   const ratios: string[] = [];
-  for (const engine of ['ripgrep', 'builtin'] as GrepEngineSetting[]) {
+  // GREP_BENCH_ENGINES=builtin (or ripgrep) runs one engine's cases only.
+  const engines = (process.env.GREP_BENCH_ENGINES ?? 'ripgrep,builtin').split(',') as GrepEngineSetting[];
+  for (const engine of engines) {
     const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
     const agent = app.createAgent({ cwd: root });
     const tool = agent.registry.get('Grep')!.tool;
@@ -106,6 +108,44 @@ export async function grepBench(): Promise<void> {
   }
   console.log(table(['case', 'raw rg ms', 'Grep ms', 'ratio', 'rg lines out', 'first line of the Grep result'], rows));
   for (const ratio of ratios) console.log(ratio);
+}
+
+const RSS_CASES: readonly Case[] = [GREP_CASES[0]!, GREP_CASES[1]!, GREP_CASES[2]!];
+const RSS_RUNS = 3;
+
+/**
+ * Whole-process peak RSS of one builtin-engine Grep (content mode) over the corpus, in a fresh
+ * process (bench/grepChild.ts), next to an idle `node -e 0` and raw rg with the same flags.
+ */
+export async function grepRssBench(): Promise<void> {
+  const rg = vscodeRipgrepBinary();
+  if (!rg) {
+    console.log('\n## Grep peak RSS: skipped, @vscode/ripgrep has no binary for this platform');
+    return;
+  }
+  const { root, files } = searchCorpus();
+  const child = nodePath.join(__dirname, 'grepChild.js');
+  const ignoreFile = nodePath.join(benchDir(), 'sensitive.ignore');
+  fs.writeFileSync(ignoreFile, SENSITIVE_IGNORE_RULES);
+  console.log(`\n## Grep whole-process peak RSS (MiB, /usr/bin/time %M, median of ${RSS_RUNS}), output_mode content, on ${files.toLocaleString('en')} files (${root})`);
+  const peak = async (command: string, args: readonly string[]): Promise<{ mb: number; ms: number }> => {
+    const runs = [];
+    for (let i = 0; i < RSS_RUNS; i++) runs.push(await measureProcess(command, args));
+    if (runs.some((r) => r.peakRssMb === undefined)) throw new Error('/usr/bin/time is needed to measure peak RSS');
+    return { mb: median(runs.map((r) => r.peakRssMb!)), ms: median(runs.map((r) => r.wallMs)) };
+  };
+  const idle = await peak(process.execPath, ['-e', '0']);
+  const rows: string[][] = [['node -e 0', fmt(idle.mb, 0), '', fmt(idle.ms, 0), '']];
+  for (const c of RSS_CASES) {
+    const regex = parseRustRegex(c.pattern, { caseInsensitive: c.ci, multiline: false });
+    const args = ripgrepArgs({ root, regex, mode: 'content', before: 0, after: 0, includeIgnored: false, maxLineChars: 500 }, { ignoreFile, insideRepository: true });
+    // rg runs on the corpus path rather than in it (measureProcess has no cwd); its memory is the same.
+    const raw = await peak(rg, [...args.slice(0, -1), root]);
+    const ours = await peak(process.execPath, [child, root, 'builtin', 'content', c.pattern, c.ci ? 'i' : '']);
+    rows.push([`raw rg: ${c.label}`, fmt(raw.mb, 0), '', fmt(raw.ms, 0), '']);
+    rows.push([`builtin Grep: ${c.label} /${c.pattern}/${c.ci ? 'i' : ''}`, fmt(ours.mb, 0), `${fmt(ours.mb / idle.mb)}x node -e 0`, fmt(ours.ms, 0), 'aim: at most 120 MiB']);
+  }
+  console.log(table(['process', 'peak RSS MiB', 'ratio', 'wall ms', ''], rows));
 }
 
 export async function globBench(): Promise<void> {

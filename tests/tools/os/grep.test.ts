@@ -125,6 +125,51 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(await grep({ pattern: '^t', output_mode: 'content' })).toBe('crlf.txt:2:two end\ncrlf.txt:3:three');
     });
 
+    test('invalid UTF-8 bytes match no class nor "." (a real U+FFFD does), and are shown as U+FFFD', async () => {
+      fs.writeFileSync(nodePath.join(fx.dir, 'bytes.txt'), Buffer.from('caf\xe9\nx\xff\xfey\n\xef\xbf\xbd\nok \xf0\x9f\x98!\n', 'latin1'));
+      const none = (pattern: string) => `No matches for "${pattern}" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.`;
+      for (const pattern of ['caf.', 'caf[^a]', 'caf\\W', 'caf\\P{L}', 'x..y', 'x\\S+y', 'ok .!']) expect(await grep({ pattern, output_mode: 'content' })).toBe(none(pattern));
+      expect(await grep({ pattern: '^.$', output_mode: 'content' })).toBe('bytes.txt:3:\ufffd');
+      expect(await grep({ pattern: '^caf', output_mode: 'content' })).toBe('bytes.txt:1:caf\ufffd');
+      expect(await grep({ pattern: 'x.*', output_mode: 'content' })).toBe('bytes.txt:2:x\ufffd\ufffdy');
+      expect(await grep({ pattern: 'ok.*!', output_mode: 'content' })).toBe(none('ok.*!'));
+      expect(await grep({ pattern: 'ok \\S*', output_mode: 'content' })).toBe('bytes.txt:4:ok \ufffd!');
+    });
+
+    test('word boundaries next to invalid UTF-8 are Rust\'s: a word character before stray continuation bytes still counts', async () => {
+      fs.writeFileSync(nodePath.join(fx.dir, 'w.txt'), Buffer.from('a\x80)\n\xc3\xa9\x80\x80)\n\x80\x80\x80\x80)\n \x80x\na\x80b\n', 'latin1'));
+      expect(await grep({ pattern: '\\b\\)', output_mode: 'content' })).toBe('w.txt:1:a\ufffd)\nw.txt:2:é\ufffd\ufffd)');
+      // \B needs valid UTF-8 on both sides, unless the byte before is a stray continuation after a word character.
+      expect(await grep({ pattern: '\\Bb', output_mode: 'content' })).toBe('w.txt:5:a\ufffdb');
+      expect(await grep({ pattern: '\\B\\)|\\Bx', output_mode: 'content' })).toBe(
+        'No matches for "\\B\\)|\\Bx" in the working directory. Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.',
+      );
+    });
+
+    test('outside multiline mode \\A and \\z are the ends of each line; in multiline mode of the file', async () => {
+      writeFiles(fx.dir, { 'a.txt': 'ab\ncd\r\nab\n' });
+      expect(await grep({ pattern: '\\Aab', output_mode: 'content' })).toBe('a.txt:1:ab\na.txt:3:ab');
+      expect(await grep({ pattern: '(?-m)^cd.$', output_mode: 'content' })).toBe('a.txt:2:cd');
+      expect(await grep({ pattern: 'b\\z', output_mode: 'content' })).toBe('a.txt:1:ab\na.txt:3:ab');
+      expect(await grep({ pattern: 'b\\n\\z', multiline: true, output_mode: 'content' })).toBe('a.txt:3:ab');
+      expect(await grep({ pattern: '\\Acd', multiline: true, output_mode: 'count_matches' })).toMatch(/^No matches/);
+    });
+
+    test('a negated class or "." inside a counted group matches (V8 drops them at the top level of a v-flag class)', async () => {
+      writeFiles(fx.dir, { 'g.txt': 'a1a2b\naxayc\n' });
+      expect(await grep({ pattern: '(?:a.){2}b', output_mode: 'content' })).toBe('g.txt:1:a1a2b');
+      expect(await grep({ pattern: '(?:a[^c]+){2}b', output_mode: 'content' })).toBe('g.txt:1:a1a2b');
+      expect(await grep({ pattern: '(?:a\\D){2}c', output_mode: 'content' })).toBe('g.txt:2:axayc');
+    });
+
+    test('a file read after a bigger one shows only its own bytes; -i finds a literal across 64 KiB', async () => {
+      // One worker reads both, the top folder's file first, into the same buffer.
+      open({ grep: { workers: 1 } });
+      writeFiles(fx.dir, { 'big.txt': `${'x'.repeat(65_533)}ERROR tail\n${'y'.repeat(200_000)}\n`, 'sub/small.txt': 'error\n' });
+      expect(await grep({ pattern: 'error', '-i': true, output_mode: 'count_matches' })).toBe('Found 2 occurrences in 2 files.\nbig.txt:1\nsub/small.txt:1');
+      expect(await grep({ pattern: 'y' })).toBe('big.txt');
+    });
+
     test('special characters escaped with a backslash are literal', async () => {
       writeFiles(fx.dir, { 'x.ts': 'call(a)\ninterface{}\n$scope.x\n' });
       expect(await grep({ pattern: 'call\\(a\\)', output_mode: 'content' })).toBe('x.ts:1:call(a)');

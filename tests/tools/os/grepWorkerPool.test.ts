@@ -1,5 +1,6 @@
 import { createHook } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
+import { BATCH_FILES } from '../../../src/tools/os/grep/builtinEngine';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { waitFor } from '../../helpers/async';
@@ -69,17 +70,17 @@ test('a regex that backtracks for minutes on one long line ends at the time limi
 });
 
 test('what was found before the time limit is reported with it', async () => {
-  // One worker, batches of 48 files in walk order: the 96 small files of the top folder go out
-  // first (two batches, both finished), the stuck file of the subfolder last.
+  // One worker, batches of BATCH_FILES files in walk order: the small files of the top folder go
+  // out first (two batches, both finished), the stuck file of the subfolder last.
   const files: Record<string, string> = { 'z/slow.txt': LONG_LINE };
-  const small = Array.from({ length: 96 }, (_, i) => `a${String(i).padStart(2, '0')}.txt`);
+  const small = Array.from({ length: 2 * BATCH_FILES }, (_, i) => `a${String(i).padStart(3, '0')}.txt`);
   for (const name of small) files[name] = 'aaa\n';
   writeFiles(fx.dir, files);
   fx.open({ config: { grep: { engine: 'builtin', timeoutMs: 2_000, workers: 1 } } });
   const out = text(await callTool(fx.agent, 'Grep', { pattern: CATASTROPHIC, output_mode: 'count_matches', head_limit: 0 }));
   expect(out.split('\n')).toEqual([
     'Grep timed out after 2 s; the results below are partial and the totals are lower bounds. Narrow the path, glob or pattern.',
-    'Found 96 occurrences in 96 files.',
+    `Found ${2 * BATCH_FILES} occurrences in ${2 * BATCH_FILES} files.`,
     ...small.map((name) => `${name}:1`),
   ]);
 });

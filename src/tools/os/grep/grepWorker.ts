@@ -26,15 +26,26 @@ export interface WorkerSpec {
   readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
   readonly bigFileBytes: number;
   readonly windowBytes: number;
+  /** What invalid UTF-8 is decoded to (rustRegex.ts INVALID_UTF8_TEXT: the translated regex matches neither). */
+  readonly invalidUtf8: { readonly continuation: string; readonly other: string };
 }
 
 /** [line number, text, is a match (1/0), was cut (1/0)] */
 export type WorkerLine = [number, string, number, number];
 
+/** LINE_MARKS flags of a line. */
+export const LINE_MATCH = 1;
+export const LINE_CUT = 2;
+
 export interface WorkerFileResult {
   readonly path: string;
   readonly count: number;
-  readonly lines?: WorkerLine[];
+  /**
+   * Content mode: the lines packed, so a big result is two objects rather than one per line (as
+   * messages and while collected): their texts joined by `\n` (a line never holds one), and per
+   * line its number and LINE_MATCH | LINE_CUT flags.
+   */
+  readonly lines?: { readonly text: string; readonly marks: Int32Array };
 }
 
 export type WorkerRequest =
@@ -52,6 +63,7 @@ export interface WorkerResponse {
 export function grepWorkerMain(): void {
   const threads = process.getBuiltinModule('node:worker_threads');
   const fs = process.getBuiltinModule('node:fs');
+  const { isUtf8 } = process.getBuiltinModule('node:buffer');
   const port = threads.parentPort;
   if (!port) return;
 
@@ -64,7 +76,10 @@ export function grepWorkerMain(): void {
     counter: RegExp;
     csLiterals: Buffer[][] | undefined;
     ciRegexes: RegExp[] | undefined;
+    /** Bytes the windows of the case-insensitive prefilter overlap: the longest literal, folded to 3-byte forms. */
+    ciOverlap: number;
   }
+  const CI_WINDOW_BYTES = 64 * 1024;
   let job: Job | undefined;
 
   const foldLatin1 = (literal: string): string => {
@@ -89,6 +104,7 @@ export function grepWorkerMain(): void {
       counter: new RegExp(spec.source, spec.flags + 'g'),
       csLiterals: spec.prefilter.caseInsensitive ? undefined : sets.map((set) => set.map((lit) => Buffer.from(lit, 'utf8'))),
       ciRegexes: spec.prefilter.caseInsensitive ? sets.map((set) => new RegExp(set.map(foldLatin1).join('|'))) : undefined,
+      ciOverlap: 3 * Math.max(0, ...sets.flat().map((lit) => lit.length)),
     };
   };
 
@@ -107,15 +123,73 @@ export function grepWorkerMain(): void {
       }
       return true;
     }
-    if (j.ciRegexes && j.ciRegexes.length > 0) {
-      const latin1 = buf.toString('latin1');
-      for (const re of j.ciRegexes) if (!re.test(latin1)) return false;
+    if (j.ciRegexes) {
+      // In windows: a latin1 copy of a whole big file would land in the old generation.
+      const overlap = j.ciOverlap;
+      for (const re of j.ciRegexes) {
+        let found = false;
+        for (let start = 0; start < buf.length && !found; start += CI_WINDOW_BYTES) found = re.test(buf.toString('latin1', start, Math.min(buf.length, start + CI_WINDOW_BYTES + overlap)));
+        if (!found) return false;
+      }
     }
     return true;
   };
 
+  /**
+   * UTF-8 to text, with each invalid sequence (a maximal subpart, as the WHATWG decoder counts
+   * them) as a lone surrogate instead of U+FFFD (spec.invalidUtf8), so that invalid bytes match
+   * nothing, as in ripgrep (`caf.` does not match `caf\xe9`), while a real U+FFFD still does.
+   */
+  const decodeUtf8 = (j: Job, buf: Buffer, start: number, end: number): string => {
+    const bytes = buf.subarray(start, end);
+    if (isUtf8(bytes)) return bytes.toString('utf8');
+    const { continuation, other } = j.spec.invalidUtf8;
+    let out = '';
+    let runStart = 0;
+    let i = 0;
+    const n = bytes.length;
+    const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => k < n && bytes[k]! >= lo && bytes[k]! <= hi;
+    while (i < n) {
+      const b = bytes[i]!;
+      if (b < 0x80) {
+        i++;
+        continue;
+      }
+      // The length of the valid sequence at i, else of its maximal invalid subpart.
+      let valid = 0;
+      let bad = 1;
+      if (b >= 0xc2 && b <= 0xdf) {
+        if (cont(i + 1)) valid = 2;
+      } else if (b >= 0xe0 && b <= 0xef) {
+        if (cont(i + 1, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf)) {
+          if (cont(i + 2)) valid = 3;
+          else bad = 2;
+        }
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        if (cont(i + 1, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf)) {
+          if (!cont(i + 2)) bad = 2;
+          else if (cont(i + 3)) valid = 4;
+          else bad = 3;
+        }
+      }
+      if (valid > 0) {
+        i += valid;
+        continue;
+      }
+      out += bytes.toString('utf8', runStart, i) + (bad === 1 && b <= 0xbf ? continuation : other);
+      i += bad;
+      runStart = i;
+    }
+    return out + bytes.toString('utf8', runStart, n);
+  };
+
+  /** Lone surrogates only come from decodeUtf8: shown as U+FFFD, as the ripgrep engine's decoder shows invalid UTF-8. */
+  const SURROGATE = /\p{Cs}/u;
+  const SURROGATES = /\p{Cs}/gu;
+
   const cutLine = (raw: string, max: number): [string, number] => {
     let text = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
+    if (SURROGATE.test(text)) text = text.replace(SURROGATES, '\uFFFD');
     if (text.length <= max) return [text, 0];
     text = text.slice(0, max);
     const last = text.charCodeAt(text.length - 1);
@@ -259,7 +333,17 @@ export function grepWorkerMain(): void {
     if (!prefilter(j, buf)) return undefined;
     if (buf.indexOf(0) !== -1) return undefined;
     const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-    return buf.toString('utf8', start);
+    return decodeUtf8(j, buf, start, buf.length);
+  };
+
+  /** Flags spelled as numbers: this body cannot reference LINE_MATCH (1) and LINE_CUT (2). */
+  const packLines = (lines: WorkerLine[]): { text: string; marks: Int32Array } => {
+    const marks = new Int32Array(lines.length * 2);
+    lines.forEach(([n, , match, cut], i) => {
+      marks[2 * i] = n;
+      marks[2 * i + 1] = (match ? 1 : 0) | (cut ? 2 : 0);
+    });
+    return { text: lines.map((line) => line[1]).join('\n'), marks };
   };
 
   const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
@@ -267,7 +351,7 @@ export function grepWorkerMain(): void {
     if (found.count === 0) return undefined;
     if (j.spec.mode !== 'content') return { path, count: found.count };
     // In content mode the count is of matching lines (a multiline match can span several).
-    return { path, count: found.lines.length, lines: contentLines(j, text, found, 0) };
+    return { path, count: found.lines.length, lines: packLines(contentLines(j, text, found, 0)) };
   };
 
   const countNewlines = (buf: Buffer): number => {
@@ -319,7 +403,7 @@ export function grepWorkerMain(): void {
         const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
         const candidate = prefilter(j, data);
         if (candidate || pendingAfter > 0) {
-          const text = data.toString('utf8');
+          const text = decodeUtf8(j, data, 0, data.length);
           const found: TextMatches = candidate ? matchLines(j, text) : { count: 0, lines: [] };
           if (found.count > 0) {
             matched = true;
@@ -364,7 +448,7 @@ export function grepWorkerMain(): void {
             taken++;
             if (nl === -1) break;
           }
-          const tailText = data.toString('utf8', startOfTail, end);
+          const tailText = decodeUtf8(j, data, startOfTail, end);
           const tailLines = tailText.split('\n');
           const fresh = tailLines.map((t, i) => [lineBase + linesInChunk - tailLines.length + 1 + i, t] as [number, string]);
           tail = [...tail, ...fresh].slice(-before);
@@ -376,7 +460,27 @@ export function grepWorkerMain(): void {
     if (!matched) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
-    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: ordered };
+    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: packLines(ordered) };
+  };
+
+  /**
+   * One read buffer for the files of the worker up to REUSED_BUFFER_BYTES (nearly all of them): a
+   * fresh buffer per file (readFileSync, which also stats the file again) leaves megabytes of
+   * garbage outside the heap between GCs. Bigger files get their own buffer, so a rare big file
+   * does not pin its size in every worker. The bytes returned never outlive the file: they are
+   * decoded to a string first.
+   */
+  const REUSED_BUFFER_BYTES = 1024 * 1024;
+  const readBuffer = Buffer.allocUnsafe(REUSED_BUFFER_BYTES);
+  const readWhole = (fd: number, size: number): Buffer => {
+    const target = size <= readBuffer.length ? readBuffer : Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = fs.readSync(fd, target, filled, size - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return target.subarray(0, filled);
   };
 
   const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
@@ -391,7 +495,7 @@ export function grepWorkerMain(): void {
       const size = fs.fstatSync(fd).size;
       if (size === 0) return undefined;
       if (size > j.spec.bigFileBytes && !j.spec.multiline) return searchWindows(j, path, fd, size);
-      const buf = fs.readFileSync(fd);
+      const buf = readWhole(fd, size);
       const text = decodeWhole(buf, j);
       return text === undefined ? undefined : searchText(j, path, text);
     } catch {

@@ -6,9 +6,10 @@
  *
  * Meaning kept from Rust: `\d`, `\w`, `\s` and `\b` are Unicode-aware; `.` matches anything but
  * `\n` (everything with `(?s)` or in multiline mode with dotall); `^` and `$` match at line
- * boundaries (`\n` only, not `\r`); `\A` and `\z` at the ends of the text; `\<` and `\>` at the
- * start and end of a word; POSIX classes `[[:alpha:]]`; class set operations `&&`, `--`, `~~`;
- * flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
+ * boundaries (`\n` only, not `\r`); `\A` and `\z` at the ends of the text (of the line outside
+ * multiline mode, as ripgrep searches line by line); invalid UTF-8 matches no class nor `.`;
+ * `\<` and `\>` at the start and end of a word; POSIX classes `[[:alpha:]]`; class set
+ * operations `&&`, `--`, `~~`; flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
  * Not supported by Rust and refused here too: look-around and backreferences.
  * Not supported by the builtin engine (ripgrep handles them): case-insensitivity that changes
  * inside the pattern (`a(?i)b`, `(?i:…)` that is not the whole pattern) and CRLF mode `(?R)`.
@@ -615,30 +616,69 @@ function classSetText(set: ClassSet): string {
   return `[${caret}${left}${set.op}${right}]`;
 }
 
-function assertText(node: Extract<RegexNode, { k: 'assert' }>): string {
+/**
+ * What the builtin engine decodes invalid UTF-8 to (the WHATWG decoder's U+FFFD would match `.`):
+ * a lone continuation byte (80-BF) and any other invalid sequence become these lone surrogates,
+ * which valid UTF-8 never yields. Both are shown as U+FFFD.
+ */
+export const INVALID_UTF8_TEXT = { continuation: '\uDC80', other: '\uDFFF' } as const;
+
+const CONTINUATION = '\\u{dc80}';
+
+/**
+ * The word-boundary tests of Rust's Unicode `\b`: the character before a position is found by
+ * stepping back over up to three continuation bytes and decoding forward, so a word character
+ * followed by stray continuation bytes (`a\x80`, `é\x80`) still counts as the word before; and
+ * `\B` needs valid UTF-8 on both sides. ASCII `(?-u:\b)` looks at single bytes.
+ */
+function wordTests(unicode: boolean): { before: string; notBefore: string; after: string; notAfter: string; valid: string } {
+  if (!unicode) {
+    const w = `[${WORD_ASCII}]`;
+    return { before: `(?<=${w})`, notBefore: `(?<!${w})`, after: `(?=${w})`, notAfter: `(?!${w})`, valid: '' };
+  }
+  const w = `[${WORD_UNICODE}]`;
+  const byLength = (cls: string): string =>
+    `[${cls}&&[\\u{0}-\\u{7f}]]${CONTINUATION}{1,3}|[${cls}&&[\\u{80}-\\u{7ff}]]${CONTINUATION}{1,2}|[${cls}&&[\\u{800}-\\u{ffff}]]${CONTINUATION}`;
+  const wordBefore = `${w}|${byLength(w)}`;
+  const validBefore = `(?:(?<!\\p{Cs})|(?<=${byLength('\\P{Cs}')}))`;
+  return { before: `(?<=${wordBefore})`, notBefore: `(?<!${wordBefore})`, after: `(?=${w})`, notAfter: `(?!${w})`, valid: `${validBefore}(?!\\p{Cs})` };
+}
+
+/**
+ * Outside multiline mode ripgrep matches line by line, so `\A`, `\z` and `(?-m)^`/`$` are at
+ * the ends of the line; in multiline mode they are at the ends of the file.
+ */
+function assertText(node: Extract<RegexNode, { k: 'assert' }>, lineMode: boolean): string {
   if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
-  const w = node.unicode ? `[${WORD_UNICODE}]` : `[${WORD_ASCII}]`;
+  const atLine = node.multiLine || lineMode;
+  if (node.kind === 'start') return atLine ? '(?<=^|\\n)' : '^';
+  if (node.kind === 'end') return atLine ? '(?=$|\\n)' : '$';
+  const { before, notBefore, after, notAfter, valid } = wordTests(node.unicode);
   switch (node.kind) {
-    case 'start':
-      return node.multiLine ? '(?<=^|\\n)' : '^';
-    case 'end':
-      return node.multiLine ? '(?=$|\\n)' : '$';
     case 'wordBoundary':
-      return `(?:(?<=${w})(?!${w})|(?<!${w})(?=${w}))`;
+      return `(?:${before}${notAfter}|${notBefore}${after})`;
     case 'notWordBoundary':
-      return `(?:(?<=${w})(?=${w})|(?<!${w})(?!${w}))`;
+      return `(?:${before}${after}|${notBefore}${notAfter}${valid})`;
     case 'wordStart':
-      return `(?<!${w})(?=${w})`;
+      return `${notBefore}${after}`;
     case 'wordEnd':
-      return `(?<=${w})(?!${w})`;
+      return `${before}${notAfter}`;
     case 'wordStartHalf':
-      return `(?<!${w})`;
+      return notBefore;
     case 'wordEndHalf':
-      return `(?!${w})`;
+      return notAfter;
   }
 }
 
-function nodeText(node: RegexNode): string {
+/**
+ * The builtin engine decodes invalid UTF-8 to lone surrogates (which valid UTF-8 never yields),
+ * and every class and `.` leaves them out: in ripgrep invalid bytes match nothing but byte escapes.
+ * No class is emitted negated at its top level: V8 (Node 20) with flag `v` fails to match a
+ * top-level `[^…]` inside a counted group (`/(?:a[^c]){2}/v` misses "a1a2"), a nested one is fine.
+ */
+const NOT_SURROGATE = '--\\p{Cs}';
+
+function nodeText(node: RegexNode, lineMode: boolean): string {
   switch (node.k) {
     case 'empty':
       return '(?:)';
@@ -646,22 +686,22 @@ function nodeText(node: RegexNode): string {
       return cpText(node.cp);
     case 'dot':
       if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
-      return node.dotAll ? '[\\s\\S]' : '[^\\n]';
+      return node.dotAll ? '\\P{Cs}' : '[\\P{Cs}--\\n]';
     case 'class':
-      return classSetText(node.set);
+      return `[${classSetText(node.set)}${NOT_SURROGATE}]`;
     case 'assert':
-      return assertText(node);
+      return assertText(node, lineMode);
     case 'group':
-      return `(?:${nodeText(node.child)})`;
+      return `(?:${nodeText(node.child, lineMode)})`;
     case 'repeat': {
       const { min, max } = node;
       const quantifier = min === 0 && max === Infinity ? '*' : min === 1 && max === Infinity ? '+' : min === 0 && max === 1 ? '?' : max === Infinity ? `{${min},}` : min === max ? `{${min}}` : `{${min},${max}}`;
-      return `(?:${nodeText(node.child)})${quantifier}${node.greedy ? '' : '?'}`;
+      return `(?:${nodeText(node.child, lineMode)})${quantifier}${node.greedy ? '' : '?'}`;
     }
     case 'concat':
-      return node.items.map(nodeText).join('');
+      return node.items.map((item) => nodeText(item, lineMode)).join('');
     case 'alt':
-      return node.items.map(nodeText).join('|');
+      return node.items.map((item) => nodeText(item, lineMode)).join('|');
   }
 }
 
@@ -698,7 +738,7 @@ export function toJsRegex(parsed: ParsedRegex): JsRegexSource {
     throw new UnsupportedRegexError('case-insensitivity that changes inside the pattern (e.g. "a(?i)b") is not supported by the builtin engine; use the -i parameter for the whole pattern');
   }
   const ci = cases.has(true);
-  const source = nodeText(parsed.ast);
+  const source = nodeText(parsed.ast, !parsed.multiline);
   const flags = ci ? 'iv' : 'v';
   try {
     new RegExp(source, flags);
