@@ -1,4 +1,5 @@
-import { conflict, type ToolAccesses } from '../../tool/accesses';
+import type { ToolAccesses } from '../../tool/accesses';
+import { AccessIndex } from './accessIndex';
 
 type TaskState = 'preparing' | 'ready' | 'running' | 'done';
 
@@ -12,6 +13,8 @@ interface TaskEntry extends ScheduledTask {
   accesses: ToolAccesses;
   state: TaskState;
   start?: () => void;
+  /** Ready tasks this one was found to hold back: they are checked again when it finishes or is retargeted. */
+  heldBack?: TaskEntry[];
 }
 
 /**
@@ -19,19 +22,20 @@ interface TaskEntry extends ScheduledTask {
  * when it is ready (its hooks and approval are done) and conflicts neither with a running task nor
  * with an earlier task that has not finished, so a conflicting call never overtakes an earlier one,
  * while independent calls run side by side, even past an earlier call that still waits for approval.
+ *
+ * The unfinished tasks are indexed by resource (AccessIndex), so a check costs the depth of the
+ * task's paths, not the batch's size; a waiting task is checked again only when the task that
+ * held it back finishes or is retargeted, the only events that can let it start.
  */
 export class ToolScheduler {
   private readonly tasks: TaskEntry[] = [];
-  /** Tasks not yet done, in call order (a Set keeps insertion order and deletes in O(1)). */
-  private readonly unfinished = new Set<TaskEntry>();
-  /** Ready tasks blocked by a conflict, in call order. */
-  private waiting: TaskEntry[] = [];
+  private readonly index = new AccessIndex<TaskEntry>();
 
   /** Registers a task in call order; it starts only after `whenStartable`. */
   add(accesses: ToolAccesses): ScheduledTask {
     const task: TaskEntry = { index: this.tasks.length, accesses, state: 'preparing' };
     this.tasks.push(task);
-    this.unfinished.add(task);
+    this.index.add(task, accesses);
     return task;
   }
 
@@ -39,16 +43,15 @@ export class ToolScheduler {
   whenStartable(task: ScheduledTask): Promise<void> {
     const entry = this.entry(task);
     if (entry.state !== 'preparing') throw new Error(`Task ${task.index} is already ${entry.state}.`);
-    if (this.canStart(entry)) {
-      entry.state = 'running';
+    const blocker = this.index.blockerOf(entry);
+    if (!blocker) {
+      this.markRunning(entry);
       return Promise.resolve();
     }
     entry.state = 'ready';
     return new Promise<void>((resolve) => {
       entry.start = resolve;
-      let at = this.waiting.length;
-      while (at > 0 && this.waiting[at - 1]!.index > entry.index) at--;
-      this.waiting.splice(at, 0, entry);
+      (blocker.heldBack ??= []).push(entry);
     });
   }
 
@@ -60,11 +63,13 @@ export class ToolScheduler {
   retarget(task: ScheduledTask, accesses: ToolAccesses): Promise<void> {
     const entry = this.entry(task);
     if (entry.state !== 'running') throw new Error(`Task ${task.index} is ${entry.state}, not running.`);
+    this.index.remove(entry);
     entry.accesses = accesses;
     entry.state = 'preparing';
+    this.index.add(entry, accesses);
     const startable = this.whenStartable(entry);
     // Its old accesses may have held back tasks that can start now.
-    this.pump();
+    this.release(entry);
     return startable;
   }
 
@@ -74,14 +79,14 @@ export class ToolScheduler {
     if (entry.state === 'done') return;
     const wasWaiting = entry.state === 'ready';
     entry.state = 'done';
-    this.unfinished.delete(entry);
+    this.index.remove(entry);
     if (wasWaiting) {
-      this.waiting = this.waiting.filter((t) => t !== entry);
-      // Release a caller still awaiting the start of a task that was given up (aborted while queued).
+      // Release a caller still awaiting the start of a task that was given up (aborted while
+      // queued). The task that held it back skips it, as it is no longer ready.
       entry.start?.();
       entry.start = undefined;
     }
-    this.pump();
+    this.release(entry);
   }
 
   /** Indexes of running tasks, in call order (diagnostics and tests). */
@@ -95,30 +100,28 @@ export class ToolScheduler {
     return entry;
   }
 
-  private pump(): void {
-    if (this.waiting.length === 0) return;
-    const still: TaskEntry[] = [];
-    for (const task of this.waiting) {
-      if (this.canStart(task)) {
-        task.state = 'running';
-        const start = task.start;
-        task.start = undefined;
-        start?.();
-      } else {
-        still.push(task);
-      }
-    }
-    this.waiting = still;
+  private markRunning(entry: TaskEntry): void {
+    entry.state = 'running';
+    this.index.markRunning(entry);
   }
 
-  private canStart(task: TaskEntry): boolean {
-    // A call that touches nothing conflicts with nothing.
-    if (task.accesses.length === 0) return true;
-    for (const other of this.unfinished) {
-      if (other === task || other.accesses.length === 0) continue;
-      if (other.index > task.index && other.state !== 'running') continue;
-      if (conflict(other.accesses, task.accesses)) return false;
+  /** Checks again, in call order, the tasks `entry` held back: each starts or waits for its next blocker. */
+  private release(entry: TaskEntry): void {
+    const heldBack = entry.heldBack;
+    if (!heldBack) return;
+    entry.heldBack = undefined;
+    heldBack.sort((a, b) => a.index - b.index);
+    for (const waiter of heldBack) {
+      if (waiter.state !== 'ready') continue;
+      const blocker = this.index.blockerOf(waiter);
+      if (blocker) {
+        (blocker.heldBack ??= []).push(waiter);
+        continue;
+      }
+      this.markRunning(waiter);
+      const start = waiter.start;
+      waiter.start = undefined;
+      start?.();
     }
-    return true;
   }
 }
