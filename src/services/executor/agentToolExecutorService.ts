@@ -114,7 +114,8 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const signal = options.signal ?? NEVER_ABORTED;
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
-      const run: BatchRun = { scheduler: new ToolScheduler(), watch, stopped: false };
+      const scheduler = new ToolScheduler({ maxRunning: this.config.config.executor.maxConcurrentCalls });
+      const run: BatchRun = { scheduler, watch, stopped: false };
       const entries = await preflight(calls, signal, watch, run.scheduler, this.preflightDeps);
       return await Promise.all(entries.map((entry, i) => this.runCall(calls[i]!, entry, run)));
     } finally {

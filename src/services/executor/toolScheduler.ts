@@ -17,11 +17,17 @@ interface TaskEntry extends ScheduledTask {
   heldBack?: TaskEntry[];
 }
 
+export interface ToolSchedulerOptions {
+  /** At most this many tasks run at once; a task that conflicts with nothing waits for a free slot, earliest first. */
+  readonly maxRunning?: number;
+}
+
 /**
  * Orders the calls of one batch by their accesses. Tasks are added in call order. A task starts
  * when it is ready (its hooks and approval are done) and conflicts neither with a running task nor
  * with an earlier task that has not finished, so a conflicting call never overtakes an earlier one,
- * while independent calls run side by side, even past an earlier call that still waits for approval.
+ * while independent calls run side by side, even past an earlier call that still waits for approval
+ * (up to `maxRunning` at once, so a huge batch does not hold every call's files and buffers at once).
  *
  * The unfinished tasks are indexed by resource (AccessIndex), so a check costs the depth of the
  * task's paths, not the batch's size; a waiting task is checked again only when the task that
@@ -30,6 +36,16 @@ interface TaskEntry extends ScheduledTask {
 export class ToolScheduler {
   private readonly tasks: TaskEntry[] = [];
   private readonly index = new AccessIndex<TaskEntry>();
+  private readonly maxRunning: number;
+  private runningCount = 0;
+  /** Ready tasks that conflict with nothing but found no free slot. */
+  private readonly queued = new TaskHeap();
+
+  constructor(options: ToolSchedulerOptions = {}) {
+    const maxRunning = options.maxRunning ?? Infinity;
+    if (!(maxRunning >= 1)) throw new Error(`maxRunning must be at least 1, not ${String(maxRunning)}.`);
+    this.maxRunning = maxRunning;
+  }
 
   /** Registers a task in call order; it starts only after `whenStartable`. */
   add(accesses: ToolAccesses): ScheduledTask {
@@ -43,32 +59,27 @@ export class ToolScheduler {
   whenStartable(task: ScheduledTask): Promise<void> {
     const entry = this.entry(task);
     if (entry.state !== 'preparing') throw new Error(`Task ${task.index} is already ${entry.state}.`);
-    const blocker = this.index.blockerOf(entry);
-    if (!blocker) {
+    if (this.runningCount < this.maxRunning && !this.index.blockerOf(entry)) {
       this.markRunning(entry);
       return Promise.resolve();
     }
-    entry.state = 'ready';
-    return new Promise<void>((resolve) => {
-      entry.start = resolve;
-      (blocker.heldBack ??= []).push(entry);
-    });
+    return this.wait(entry);
   }
 
   /**
    * A running task now touches other resources (it was resolved again right before it ran): it
-   * takes its place again with the new accesses, as if it had just become ready. Resolves when it
-   * may start; the caller finishes the task in any case.
+   * gives up its slot and takes its place again with the new accesses, as if it had just become
+   * ready. Resolves when it may start; the caller finishes the task in any case.
    */
   retarget(task: ScheduledTask, accesses: ToolAccesses): Promise<void> {
     const entry = this.entry(task);
     if (entry.state !== 'running') throw new Error(`Task ${task.index} is ${entry.state}, not running.`);
     this.index.remove(entry);
     entry.accesses = accesses;
-    entry.state = 'preparing';
+    this.runningCount--;
     this.index.add(entry, accesses);
-    const startable = this.whenStartable(entry);
-    // Its old accesses may have held back tasks that can start now.
+    const startable = this.wait(entry);
+    // It competes for its slot in call order; its old accesses may have held back tasks that can start now.
     this.release(entry);
     return startable;
   }
@@ -77,12 +88,13 @@ export class ToolScheduler {
   finish(task: ScheduledTask): void {
     const entry = this.entry(task);
     if (entry.state === 'done') return;
-    const wasWaiting = entry.state === 'ready';
+    const was = entry.state;
     entry.state = 'done';
     this.index.remove(entry);
-    if (wasWaiting) {
+    if (was === 'running') this.runningCount--;
+    if (was === 'ready') {
       // Release a caller still awaiting the start of a task that was given up (aborted while
-      // queued). The task that held it back skips it, as it is no longer ready.
+      // queued). Whatever held it back skips it, as it is no longer ready.
       entry.start?.();
       entry.start = undefined;
     }
@@ -100,28 +112,92 @@ export class ToolScheduler {
     return entry;
   }
 
+  /** The task waits for the task that holds it back, or else for a slot. */
+  private wait(entry: TaskEntry): Promise<void> {
+    entry.state = 'ready';
+    return new Promise<void>((resolve) => {
+      entry.start = resolve;
+      const blocker = this.index.blockerOf(entry);
+      if (blocker) (blocker.heldBack ??= []).push(entry);
+      else this.queued.push(entry);
+    });
+  }
+
   private markRunning(entry: TaskEntry): void {
     entry.state = 'running';
+    this.runningCount++;
     this.index.markRunning(entry);
   }
 
-  /** Checks again, in call order, the tasks `entry` held back: each starts or waits for its next blocker. */
+  /**
+   * After `entry` finished or was retargeted: the tasks it held back, and those waiting for a
+   * slot, are checked in call order; each starts while slots are free, waits for its next
+   * blocker, or waits for a slot.
+   */
   private release(entry: TaskEntry): void {
-    const heldBack = entry.heldBack;
-    if (!heldBack) return;
+    const heldBack = entry.heldBack ?? [];
     entry.heldBack = undefined;
     heldBack.sort((a, b) => a.index - b.index);
-    for (const waiter of heldBack) {
+    let next = 0;
+    for (;;) {
+      const fromQueue = this.runningCount < this.maxRunning ? this.queued.peek() : undefined;
+      const held = heldBack[next];
+      if (!held && !fromQueue) return;
+      let waiter: TaskEntry;
+      if (held && (!fromQueue || held.index < fromQueue.index)) {
+        waiter = held;
+        next++;
+      } else waiter = this.queued.pop()!;
       if (waiter.state !== 'ready') continue;
       const blocker = this.index.blockerOf(waiter);
-      if (blocker) {
-        (blocker.heldBack ??= []).push(waiter);
-        continue;
+      if (blocker) (blocker.heldBack ??= []).push(waiter);
+      else if (this.runningCount >= this.maxRunning) this.queued.push(waiter);
+      else {
+        this.markRunning(waiter);
+        const start = waiter.start;
+        waiter.start = undefined;
+        start?.();
       }
-      this.markRunning(waiter);
-      const start = waiter.start;
-      waiter.start = undefined;
-      start?.();
     }
+  }
+}
+
+/** A binary min-heap of tasks by call order. */
+class TaskHeap {
+  private readonly items: TaskEntry[] = [];
+
+  peek(): TaskEntry | undefined {
+    return this.items[0];
+  }
+
+  push(task: TaskEntry): void {
+    const items = this.items;
+    let at = items.push(task) - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (items[parent]!.index <= task.index) break;
+      items[at] = items[parent]!;
+      at = parent;
+    }
+    items[at] = task;
+  }
+
+  pop(): TaskEntry | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child = right < items.length && items[right]!.index < items[left]!.index ? right : left;
+      if (items[child]!.index >= last.index) break;
+      items[at] = items[child]!;
+      at = child;
+    }
+    items[at] = last;
+    return top;
   }
 }

@@ -5,7 +5,8 @@ import { prng } from '../../helpers/prng';
 /**
  * The scheduler indexes unfinished tasks by resource; these tests hold it to the rule it
  * implements, written out the straightforward way: a task may start when no other unfinished task
- * that is earlier than it, or running, conflicts with it (by `conflict()`). Random batches of
+ * that is earlier than it, or running, conflicts with it (by `conflict()`), and fewer than
+ * `maxRunning` tasks run. Random batches of
  * accesses (seeded: replay with TOOLHOST_FUZZ_SEED) are driven through the real scheduler and a
  * reference model that applies the rule to every waiting task after every event; after each
  * event both must run the same tasks, the event must have started the same ones, and the tasks it
@@ -28,10 +29,15 @@ function mayStart(task: ModelTask, tasks: readonly ModelTask[]): boolean {
   return !tasks.some((other) => other !== task && other.state !== 'done' && (other.index < task.index || other.state === 'running') && conflict(other.accesses, task.accesses));
 }
 
-/** What the scheduler should do: after every event, every waiting task that may start does, in call order. */
+/**
+ * What the scheduler should do: after every event, every waiting task that may start does, in
+ * call order, while fewer than `maxRunning` run.
+ */
 class ReferenceScheduler {
   readonly tasks: ModelTask[] = [];
   readonly started: number[] = [];
+
+  constructor(private readonly maxRunning: number) {}
 
   add(accesses: Accesses): void {
     this.tasks.push({ index: this.tasks.length, accesses, state: 'preparing' });
@@ -39,13 +45,13 @@ class ReferenceScheduler {
 
   ready(i: number): void {
     const task = this.tasks[i]!;
-    task.state = mayStart(task, this.tasks) ? 'running' : 'ready';
+    task.state = this.running().length < this.maxRunning && mayStart(task, this.tasks) ? 'running' : 'ready';
     if (task.state === 'running') this.started.push(i);
   }
 
   retarget(i: number, accesses: Accesses): void {
     this.tasks[i]!.accesses = accesses;
-    this.ready(i);
+    this.tasks[i]!.state = 'ready';
     this.pump();
   }
 
@@ -60,7 +66,7 @@ class ReferenceScheduler {
 
   private pump(): void {
     for (const task of this.tasks) {
-      if (task.state === 'ready' && mayStart(task, this.tasks)) {
+      if (task.state === 'ready' && this.running().length < this.maxRunning && mayStart(task, this.tasks)) {
         task.state = 'running';
         this.started.push(task.index);
       }
@@ -93,8 +99,9 @@ describe('ToolScheduler agrees with the quadratic rule', () => {
     const seen = { waited: 0, concurrent: 0, retargets: 0, givenUp: 0, events: 0 };
     for (let batch = 0; batch < BATCHES; batch++) {
       const size = 2 + Math.floor(gen.random() * 14);
-      const scheduler = new ToolScheduler();
-      const reference = new ReferenceScheduler();
+      const maxRunning = gen.pick([Infinity, Infinity, 1, 2, 3]);
+      const scheduler = new ToolScheduler({ maxRunning });
+      const reference = new ReferenceScheduler(maxRunning);
       const handles: ScheduledTask[] = [];
       const started: number[] = [];
       const givenUp = new Set<number>();
@@ -153,7 +160,7 @@ describe('ToolScheduler agrees with the quadratic rule', () => {
         const sorted = (list: number[]) => [...list].sort((a, b) => a - b).join();
         if (scheduler.running().join() !== reference.running().join() || sorted(now) !== sorted(expected) || released.join() !== sorted(released)) {
           throw new Error(
-            `batch ${batch}: running [${scheduler.running().join()}], this event started [${now.join()}]; ` +
+            `batch ${batch} (maxRunning ${maxRunning}): running [${scheduler.running().join()}], this event started [${now.join()}]; ` +
               `the rule runs [${reference.running().join()}], starts [${expected.join()}]\n` +
               `accesses: ${JSON.stringify(reference.tasks.map((t) => t.accesses))}\n${trace.join('\n')}`,
           );

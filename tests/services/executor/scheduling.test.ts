@@ -222,6 +222,31 @@ describe('abort', () => {
   });
 });
 
+test('at most executor.maxConcurrentCalls independent calls run at once; the waiting ones start earliest first', async () => {
+  const log: string[] = [];
+  const gates = new Map(['a', 'b', 'c', 'd', 'e'].map((id) => [id, deferred()]));
+  h = openHarness({
+    cwd: dir.path,
+    config: { executor: { maxConcurrentCalls: 2 } },
+    tools: loggingTools(log, new Map([...gates].map(([id, gate]) => [id, gate.promise]))),
+    interactions: approveAll(),
+  });
+  const ids = [...gates.keys()];
+  const pending = h.agent.executor.execute(ids.map((id) => ({ id, name: 'R', arguments: { id, path: `file-${id}` } })));
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  await settle();
+  expect(log).toEqual(['start:a', 'start:b']);
+  gates.get('b')!.resolve();
+  await settle();
+  expect(log).toEqual(['start:a', 'start:b', 'end:b', 'start:c']);
+  for (const gate of gates.values()) gate.resolve();
+  const results = await pending;
+  expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed', 'executed', 'executed', 'executed']);
+  expect(log.filter((e) => e.startsWith('start:'))).toEqual(['start:a', 'start:b', 'start:c', 'start:d', 'start:e']);
+});
+
 describe('ToolScheduler', () => {
   const w = (p: string): Accesses => [ToolAccesses.writeFile(p)];
   const r = (p: string): Accesses => [ToolAccesses.readFile(p)];
