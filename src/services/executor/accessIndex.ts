@@ -7,36 +7,37 @@ export interface IndexedTask {
 }
 
 /**
- * The unfinished tasks holding one kind of access to one resource, in call order (a Set keeps
- * insertion order and deletes in O(1)), and which of them run.
+ * The unfinished tasks holding one kind of access to one resource, in call order, and which of
+ * them run. Most resources have one holder, kept without a Set; more go into a Set (it keeps
+ * insertion order and deletes in O(1)).
  */
 class Holders<T extends IndexedTask> {
-  private tasks = new Set<T>();
+  private only: T | undefined;
+  private many: Set<T> | undefined;
   private running: Set<T> | undefined;
-  private highestIndex = -1;
+  /** The highest index added so far: a task below it joins out of call order. */
+  private highest = -1;
 
-  constructor(
-    readonly node?: ResourceNode<T>,
-    readonly slot = 0,
-  ) {}
-
-  get size(): number {
-    return this.tasks.size;
+  isEmpty(): boolean {
+    return this.many ? this.many.size === 0 : this.only === undefined;
   }
 
   add(task: T): void {
-    if (this.tasks.has(task)) return;
-    if (task.index > this.highestIndex) {
-      this.tasks.add(task);
-      this.highestIndex = task.index;
-    } else {
+    if (this.only === task || this.many?.has(task)) return;
+    if (!this.many && this.only === undefined) this.only = task;
+    else {
+      this.many ??= new Set([this.only!]);
+      this.only = undefined;
+      this.many.add(task);
       // Only a retargeted task joins out of call order: rare, so the set is rebuilt in order.
-      this.tasks = new Set([...this.tasks, task].sort((a, b) => a.index - b.index));
+      if (task.index < this.highest) this.many = new Set([...this.many].sort((a, b) => a.index - b.index));
     }
+    this.highest = Math.max(this.highest, task.index);
   }
 
   delete(task: T): void {
-    this.tasks.delete(task);
+    if (this.only === task) this.only = undefined;
+    this.many?.delete(task);
     this.running?.delete(task);
   }
 
@@ -46,7 +47,7 @@ class Holders<T extends IndexedTask> {
 
   /** A holder other than `task` that is earlier than it, or running; the earliest holder is checked first. */
   blockerOf(task: T): T | undefined {
-    const first = this.tasks.values().next().value;
+    const first = this.many ? this.many.values().next().value : this.only;
     if (first !== undefined && first !== task && first.index < task.index) return first;
     if (this.running) for (const running of this.running) if (running !== task) return running;
     return undefined;
@@ -73,10 +74,6 @@ class ResourceNode<T extends IndexedTask> {
     readonly segment = '',
   ) {}
 
-  child(segment: string): ResourceNode<T> | undefined {
-    return this.children?.get(segment);
-  }
-
   orCreateChild(segment: string): ResourceNode<T> {
     let child = this.children?.get(segment);
     if (!child) {
@@ -87,7 +84,11 @@ class ResourceNode<T extends IndexedTask> {
   }
 
   orCreateHolders(slot: number): Holders<T> {
-    return (this.holders[slot] ??= new Holders(this, slot));
+    return (this.holders[slot] ??= new Holders());
+  }
+
+  dropEmptyHolders(): void {
+    for (let slot = 0; slot < this.holders.length; slot++) if (this.holders[slot]?.isEmpty()) this.holders[slot] = undefined;
   }
 
   isEmpty(): boolean {
@@ -95,19 +96,16 @@ class ResourceNode<T extends IndexedTask> {
   }
 }
 
-/** One file or state access, parsed once. */
-interface TreeAccess {
-  readonly root: 'files' | 'state';
-  readonly segments: readonly string[];
-  readonly write: boolean;
+/** One file or state access: the node of its resource, and how it holds it. */
+interface TreeAccess<T extends IndexedTask> {
+  readonly node: ResourceNode<T>;
+  readonly side: typeof WRITE | typeof READ;
   readonly covering: boolean;
 }
 
 interface Registration<T extends IndexedTask> {
   readonly all: boolean;
-  readonly trees: readonly TreeAccess[];
-  /** Every Holders the task is in (a Holders may appear more than once). */
-  readonly holders: Holders<T>[];
+  readonly trees: readonly TreeAccess<T>[];
 }
 
 /**
@@ -128,50 +126,31 @@ export class AccessIndex<T extends IndexedTask> {
   add(task: T, accesses: ToolAccesses): void {
     if (this.registrations.has(task)) throw new Error(`Task ${task.index} is already indexed.`);
     if (accesses.length === 0) return;
-    const trees: TreeAccess[] = [];
+    const trees: TreeAccess<T>[] = [];
     let all = false;
     for (const access of accesses) {
       if (access.kind === 'all') all = true;
-      else if (access.kind === 'file') {
-        trees.push({ root: 'files', segments: filePathSegments(access.path), write: access.op === 'write', covering: access.recursive === true });
-      } else if (access.kind === 'state') {
-        trees.push({ root: 'state', segments: stateKeySegments(access.key), write: access.op === 'write', covering: true });
-      }
+      else if (access.kind === 'file') trees.push(this.treeAccess(this.roots.files, filePathSegments(access.path), access.op === 'write', access.recursive === true));
+      else if (access.kind === 'state') trees.push(this.treeAccess(this.roots.state, stateKeySegments(access.key), access.op === 'write', true));
       // A process or network access conflicts only with `all`: being touching covers it.
     }
-    const holders: Holders<T>[] = [this.touching];
-    if (all) holders.push(this.everything);
-    for (const tree of trees) {
-      const side = tree.write ? WRITE : READ;
-      let node = this.roots[tree.root];
-      for (const segment of tree.segments) {
-        node = node.orCreateChild(segment);
-        holders.push(node.orCreateHolders(WITHIN + side));
-      }
-      holders.push(node.orCreateHolders(EXACT + side));
-      if (tree.covering) holders.push(node.orCreateHolders(COVER + side));
-    }
-    for (const h of holders) h.add(task);
-    this.registrations.set(task, { all, trees, holders });
+    const registration = { all, trees };
+    this.registrations.set(task, registration);
+    this.forEachHolders(registration, (h) => h.add(task));
   }
 
   /** The task now runs: it holds back later conflicting tasks too. */
   markRunning(task: T): void {
-    for (const h of this.registrations.get(task)?.holders ?? []) h.markRunning(task);
+    const registration = this.registrations.get(task);
+    if (registration) this.forEachHolders(registration, (h) => h.markRunning(task));
   }
 
   remove(task: T): void {
     const registration = this.registrations.get(task);
     if (!registration) return;
     this.registrations.delete(task);
-    for (const h of registration.holders) {
-      h.delete(task);
-      const node = h.node;
-      if (node && h.size === 0 && node.holders[h.slot] === h) {
-        node.holders[h.slot] = undefined;
-        this.prune(node);
-      }
-    }
+    this.forEachHolders(registration, (h) => h.delete(task));
+    for (const { node } of registration.trees) this.prune(node);
   }
 
   /**
@@ -190,30 +169,47 @@ export class AccessIndex<T extends IndexedTask> {
     return undefined;
   }
 
-  private treeBlockerOf(task: T, access: TreeAccess): T | undefined {
+  private treeAccess(root: ResourceNode<T>, segments: readonly string[], write: boolean, covering: boolean): TreeAccess<T> {
+    let node = root;
+    for (const segment of segments) node = node.orCreateChild(segment);
+    return { node, side: write ? WRITE : READ, covering };
+  }
+
+  /** Every Holders a registration is in: of the resource itself, and WITHIN at it and every node above it. */
+  private forEachHolders(registration: Registration<T>, visit: (holders: Holders<T>) => void): void {
+    visit(this.touching);
+    if (registration.all) visit(this.everything);
+    for (const { node, side, covering } of registration.trees) {
+      visit(node.orCreateHolders(EXACT + side));
+      if (covering) visit(node.orCreateHolders(COVER + side));
+      for (let at: ResourceNode<T> | undefined = node; at?.parent; at = at.parent) visit(at.orCreateHolders(WITHIN + side));
+    }
+  }
+
+  private treeBlockerOf(task: T, access: TreeAccess<T>): T | undefined {
     // A write conflicts with reads and writes; a read or a search only with writes.
-    const sides = access.write ? [WRITE, READ] : [WRITE];
-    let node: ResourceNode<T> | undefined = this.roots[access.root];
-    for (let depth = 0; depth < access.segments.length; depth++) {
-      node = node.child(access.segments[depth]!);
-      if (!node) return undefined;
-      const last = depth === access.segments.length - 1;
-      // Above the resource only recursive accesses reach it; at it, all of its own, and those
-      // below it too when this access is recursive.
-      const scope = !last ? COVER : access.covering ? WITHIN : EXACT;
+    const sides = access.side === WRITE ? [WRITE, READ] : [WRITE];
+    // At the resource: all of its own accesses, and those below it too when this one is recursive.
+    const scope = access.covering ? WITHIN : EXACT;
+    for (const side of sides) {
+      const blocker = access.node.holders[scope + side]?.blockerOf(task);
+      if (blocker) return blocker;
+    }
+    // Above it, only recursive accesses reach it.
+    for (let at = access.node.parent; at?.parent; at = at.parent) {
       for (const side of sides) {
-        const blocker = node.holders[scope + side]?.blockerOf(task);
+        const blocker = at.holders[COVER + side]?.blockerOf(task);
         if (blocker) return blocker;
       }
     }
     return undefined;
   }
 
+  /** Drops the empty holders of the node and of those above it, and the nodes left empty. */
   private prune(node: ResourceNode<T>): void {
-    let at: ResourceNode<T> | undefined = node;
-    while (at?.parent && at.isEmpty()) {
-      at.parent.children!.delete(at.segment);
-      at = at.parent;
+    for (let at: ResourceNode<T> | undefined = node; at?.parent; at = at.parent) {
+      at.dropEmptyHolders();
+      if (at.isEmpty()) at.parent.children!.delete(at.segment);
     }
   }
 }
