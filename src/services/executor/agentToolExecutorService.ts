@@ -117,7 +117,11 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       const scheduler = new ToolScheduler({ maxRunning: this.config.config.executor.maxConcurrentCalls });
       const run: BatchRun = { scheduler, watch, stopped: false };
       const entries = await preflight(calls, signal, watch, run.scheduler, this.preflightDeps);
-      return await Promise.all(entries.map((entry, i) => this.runCall(calls[i]!, entry, run)));
+      const results = entries.map((entry, i) => this.runCall(calls[i]!, entry, run));
+      // Each call holds its own entry until it ends: a finished call's arguments, execution and
+      // accesses are not kept until the whole batch is done.
+      entries.length = 0;
+      return await Promise.all(results);
     } finally {
       watch.dispose();
     }

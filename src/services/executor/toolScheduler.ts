@@ -3,6 +3,8 @@ import { AccessIndex } from './accessIndex';
 
 type TaskState = 'preparing' | 'ready' | 'running' | 'done';
 
+const NO_ACCESSES: ToolAccesses = [];
+
 export interface ScheduledTask {
   readonly index: number;
   readonly accesses: ToolAccesses;
@@ -91,6 +93,8 @@ export class ToolScheduler {
     const was = entry.state;
     entry.state = 'done';
     this.index.remove(entry);
+    // The batch keeps its entries until it ends; a finished one need not keep its accesses.
+    entry.accesses = NO_ACCESSES;
     if (was === 'running') this.runningCount--;
     if (was === 'ready') {
       // Release a caller still awaiting the start of a task that was given up (aborted while
