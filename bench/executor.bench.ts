@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { injectable } from 'inversify';
 import { z } from 'zod';
@@ -9,7 +11,7 @@ import type { ToolCall } from '../src/services/executor/toolExecutor';
 import { ToolAccesses } from '../src/tool/accesses';
 import type { ExecutableTool, ToolExecution } from '../src/tool/contract';
 import { toInputJsonSchema } from '../src/tool/inputSchema';
-import { fmt, measureProcess, median, nowMs, table } from './util';
+import { benchDir, fmt, measureProcess, median, nowMs, table } from './util';
 
 const Schema = z.object({ n: z.number().int(), label: z.string().optional() });
 type Input = z.infer<typeof Schema>;
@@ -38,10 +40,76 @@ class SleepTool implements ExecutableTool<Input> {
   }
 }
 
+const TouchSchema = z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional(), search: z.string().optional() });
+type TouchInput = z.infer<typeof TouchSchema>;
+
+/** Declares the file accesses its arguments name and does nothing: the scheduler's work is what is left. */
+@injectable()
+class TouchTool implements ExecutableTool<TouchInput> {
+  readonly name = 'Touch';
+  readonly description = 'Declares file accesses, does nothing.';
+  readonly parameters = toInputJsonSchema(TouchSchema);
+  resolveExecution(input: TouchInput): ToolExecution {
+    return {
+      accesses: [
+        ...(input.read ?? []).map(ToolAccesses.readFile),
+        ...(input.write ?? []).map(ToolAccesses.writeFile),
+        ...(input.search !== undefined ? [ToolAccesses.searchTree(input.search)] : []),
+      ],
+      approvalRule: 'Touch',
+      execute: async () => ({ output: 'ok' }),
+    };
+  }
+}
+
 export function benchFeature(): Feature {
   return new Feature('bench')
     .contributeTool(registerAgentToolService(createServiceId<NoopTool>('bench.Noop'), NoopTool, { name: 'Noop', domain: 'bench', requiredRuntimeCapabilities: [], approval: 'auto' }))
-    .contributeTool(registerAgentToolService(createServiceId<SleepTool>('bench.Sleep'), SleepTool, { name: 'Sleep', domain: 'bench', requiredRuntimeCapabilities: [] }));
+    .contributeTool(registerAgentToolService(createServiceId<SleepTool>('bench.Sleep'), SleepTool, { name: 'Sleep', domain: 'bench', requiredRuntimeCapabilities: [] }))
+    .contributeTool(registerAgentToolService(createServiceId<TouchTool>('bench.Touch'), TouchTool, { name: 'Touch', domain: 'bench', requiredRuntimeCapabilities: [], approval: 'auto' }));
+}
+
+/**
+ * A batch whose calls conflict as real ones do: most read a file of their own, some write one,
+ * a fifth read or write one of ten shared files (so writers wait for the readers before them and
+ * the other way round), and one in fifty searches a folder that others write in.
+ */
+export function touchBatch(n: number): ToolCall[] {
+  const root = '/bench-tree';
+  return Array.from({ length: n }, (_, i) => {
+    const own = `${root}/d${i % 50}/f${i}.txt`;
+    const shared = `${root}/shared/s${i % 10}.txt`;
+    const roll = i % 50;
+    const args: TouchInput =
+      roll === 0 ? { search: `${root}/d${(i / 50) % 50}` }
+      : roll % 10 === 1 ? { write: [shared] }
+      : roll % 10 === 2 ? { read: [shared, own] }
+      : roll % 10 === 3 ? { write: [own] }
+      : { read: [own] };
+    return { id: `t${i}`, name: 'Touch', arguments: args };
+  });
+}
+
+/** Per-call cost of batches of growing size; each sample runs the same number of calls in all. */
+async function scaling(): Promise<string[][]> {
+  const app = createApp({ features: [benchFeature()] });
+  const agent = app.createAgent({ cwd: process.cwd() });
+  const sizes = [10, 100, 1000, 10_000];
+  const callsPerSample = 10_000;
+  const batches = new Map(sizes.map((n) => [n, touchBatch(n)]));
+  const sample = async (n: number): Promise<number> => {
+    const calls = batches.get(n)!;
+    const t = nowMs();
+    for (let done = 0; done < callsPerSample; done += n) await agent.executor.execute(calls);
+    return ((nowMs() - t) * 1000) / callsPerSample;
+  };
+  for (const n of sizes) await sample(n);
+  const samples = new Map(sizes.map((n) => [n, [] as number[]]));
+  // Rounds alternate the sizes, so a busy moment of the machine hits them alike.
+  for (let round = 0; round < 7; round++) for (const n of sizes) samples.get(n)!.push(await sample(n));
+  await app.dispose();
+  const base = median(samples.get(10)!);
+  return sizes.map((n) => [`${n.toLocaleString('en-US')} calls`, fmt(median(samples.get(n)!)), `${fmt(median(samples.get(n)!) / base)}x`]);
 }
 
 async function overhead(): Promise<string[][]> {
@@ -120,10 +188,51 @@ async function firstBatch(): Promise<string[][]> {
   ];
 }
 
+/** The repository root (bench runs from .bench-out/bench). */
+const ROOT = nodePath.resolve(__dirname, '../..');
+const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
+
+/**
+ * Whole-process peak RSS of `toolhost run` with a batch of N Reads of real small files (20 lines
+ * each, one file per call), next to `node -e 0`.
+ */
+async function cliReads(sizes: readonly number[]): Promise<string[][]> {
+  execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'ignore' });
+  const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'reads-'));
+  try {
+    const most = Math.max(...sizes);
+    const files = Array.from({ length: most }, (_, i) => nodePath.join(dir, `d${i % 100}`, `f${i}.txt`));
+    for (let d = 0; d < Math.min(100, most); d++) fs.mkdirSync(nodePath.join(dir, `d${d}`));
+    files.forEach((file, i) => fs.writeFileSync(file, Array.from({ length: 20 }, (_, l) => `line ${l + 1} of file ${i}: lorem ipsum dolor`).join('\n') + '\n'));
+    const idle = await measureProcess(process.execPath, ['-e', '0']);
+    const rows: string[][] = [['node -e 0', '-', fmt(idle.peakRssMb ?? NaN, 1), '1.00x']];
+    for (const n of sizes) {
+      const batch = nodePath.join(dir, `batch-${n}.json`);
+      fs.writeFileSync(batch, JSON.stringify(files.slice(0, n).map((path) => ({ name: 'Read', arguments: { path } }))));
+      const run = await measureProcess(process.execPath, [CLI, 'run', '--json', '--cwd', dir, batch]);
+      const { results } = JSON.parse(run.stdout) as { results: { isError: boolean }[] };
+      const errors = results.filter((r) => r.isError).length;
+      rows.push([
+        `toolhost run, ${n.toLocaleString('en-US')} Reads${errors ? ` (${errors} errors)` : ''}`,
+        fmt(run.wallMs, 0),
+        fmt(run.peakRssMb ?? NaN, 1),
+        `${fmt((run.peakRssMb ?? NaN) / (idle.peakRssMb ?? NaN))}x`,
+      ]);
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function executorBench(): Promise<void> {
   console.log('\n## Executor: per-call overhead (no-op tool, preflight to finalize), µs per call');
   console.log(table(['case', 'µs/call', 'overhead µs', 'ratio'], await overhead()));
   console.log('Aim: overhead under 10 µs per call.');
+
+  console.log('\n## Executor: scheduling cost by batch size (calls with overlapping and distinct file accesses), µs per call');
+  console.log(table(['batch', 'µs/call', 'ratio to 10 calls'], await scaling()));
+  console.log('Aim: the ratio near 1 (the cost of a call does not grow with the batch).');
 
   console.log('\n## Executor: concurrency, 8 independent 100 ms calls in one batch (wall ms, parallelism = 8 x 100 ms / wall)');
   console.log(table(['case', 'ms', 'parallelism'], await firstBatch()));
@@ -143,4 +252,8 @@ export async function executorBench(): Promise<void> {
   console.log(table(['case', 'ms', 'peak RSS MB'], rows));
   const spillRatio = ((spill.peakRssMb ?? NaN) - spillInfo.baselineMb) / spillInfo.resultMb;
   console.log(`Spill: peak RSS above the process's RSS before the result existed = ${fmt(spillRatio)}x the result's size (aim: under 3x).`);
+
+  console.log('\n## CLI: a batch of Reads of real small files (fresh process each, whole-process peak RSS)');
+  console.log(table(['case', 'wall ms', 'peak RSS MB', 'ratio to node -e 0'], await cliReads([10_000, 30_000])));
+  console.log('Aim: 10,000 Reads under 150 MiB.');
 }

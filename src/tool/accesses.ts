@@ -1,3 +1,5 @@
+import { comparablePath, covers, keysOverlap } from './accessPaths';
+
 /**
  * Resources a tool call touches, declared at resolve time so the scheduler can run calls that do
  * not conflict side by side (DESIGN §4).
@@ -39,28 +41,11 @@ export interface AllAccess {
 export type ToolAccess = FileAccess | ProcessAccess | NetworkAccess | StateAccess | AllAccess;
 export type ToolAccesses = readonly ToolAccess[];
 
-// Linux filesystems are case-sensitive; the default macOS and Windows ones are not.
-const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32';
-
-function comparablePath(path: string): string {
-  let p = path.replace(/\\/g, '/');
-  if (p.length > 1 && p.endsWith('/')) p = p.replace(/\/+$/, '') || '/';
-  return CASE_INSENSITIVE_FS ? p.toLowerCase() : p;
-}
-
-function covers(outer: string, inner: string): boolean {
-  return outer === '/' ? inner.startsWith('/') : inner.startsWith(outer + '/');
-}
-
 function pathsOverlap(a: FileAccess, b: FileAccess): boolean {
   const pa = comparablePath(a.path);
   const pb = comparablePath(b.path);
   if (pa === pb) return true;
   return (a.recursive === true && covers(pa, pb)) || (b.recursive === true && covers(pb, pa));
-}
-
-function keysOverlap(a: string, b: string): boolean {
-  return a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 }
 
 /** Whether two single accesses conflict. */

@@ -35,7 +35,7 @@ describe('configuration', () => {
       read: { maxChars: 50_000, maxLines: 2_000, maxLineChars: 2_000, lineCountMaxBytes: 32 * 1024 * 1024 },
       approval: { allow: [], ask: [], deny: [] },
       toolResult: { maxChars: 50_000, maxRetainedChars: 10_000_000 },
-      executor: { abortGraceMs: 2_000 },
+      executor: { abortGraceMs: 2_000, maxConcurrentCalls: 64 },
       edit: { maxFileBytes: 128 * 1024 * 1024 },
       staleGuard: { enabled: true },
       bash: {

@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import { escapeRuleText, matchCommandRule } from '../../src/tool/ruleMatch';
 import { parseShellCommand, type SimpleCommand } from '../../src/tool/shellSplit';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
+import { prng } from '../helpers/prng';
 
 /**
  * Differential test of parseShellCommand against bash itself, on generated command lines.
@@ -26,17 +27,6 @@ import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 
 const SEED = Number(process.env.TOOLHOST_FUZZ_SEED ?? 20260601);
 const CASES = Number(process.env.TOOLHOST_FUZZ_CASES ?? 2000);
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Generator {
   /** A comment was started: the rest of the line is left empty (inside a comment, quotes and escapes mean nothing). */
@@ -263,7 +253,7 @@ describe('parseShellCommand() against bash', () => {
   afterAll(() => removeDir(dir));
 
   test(`${CASES} generated command lines (seed ${SEED})`, () => {
-    const generator = new Generator(mulberry32(SEED));
+    const generator = new Generator(prng(SEED));
     const cases: Case[] = [];
     let opaque = 0;
     for (let n = 0; n < CASES; n++) {

@@ -45,6 +45,9 @@ export const ToolResultConfigSchema = z.strictObject({
     .describe('At most this much of a long output is saved.'),
 });
 
+/** Enough for any batch a model sends; a batch of thousands does not hold every call's open files and buffers at once. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
+
 export const ExecutorConfigSchema = z.strictObject({
   abortGraceMs: z
     .number()
@@ -53,6 +56,13 @@ export const ExecutorConfigSchema = z.strictObject({
     .max(60_000)
     .default(2_000)
     .describe('After an abort, a tool that has not stopped is given up on after this long.'),
+  maxConcurrentCalls: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(DEFAULT_MAX_CONCURRENT_CALLS)
+    .describe('At most this many calls of one batch run at once; the others wait, earliest first.'),
 });
 
 

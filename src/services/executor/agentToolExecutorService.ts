@@ -121,7 +121,8 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const signal = options.signal ?? NEVER_ABORTED;
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
-      const run: BatchRun = { scheduler: new ToolScheduler(), watch, stopped: false };
+      const scheduler = new ToolScheduler({ maxRunning: this.config.config.executor.maxConcurrentCalls });
+      const run: BatchRun = { scheduler, watch, stopped: false };
       const results: Promise<ToolCallResult>[] = [];
       while (results.length < calls.length) {
         // Preflight stopped after a call whose later calls must see what it did (select_tools
@@ -130,6 +131,9 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
         const from = results.length;
         const entries = await preflight(calls, from, signal, watch, run.scheduler, this.preflightDeps);
         entries.forEach((entry, i) => results.push(this.runCall(calls[from + i]!, entry, run)));
+        // Each call holds its own entry until it ends: a finished call's arguments, execution and
+        // accesses are not kept until the whole batch is done.
+        entries.length = 0;
       }
       return await Promise.all(results);
     } finally {

@@ -19,7 +19,7 @@ export interface BatchRun {
  */
 export async function schedule(info: ToolCallInfo, task: ScheduledTask, run: BatchRun): Promise<CallEnd | undefined> {
   // Racing the abort lets a queued call end at once instead of waiting for the calls ahead of it.
-  if (!info.signal.aborted) await Promise.race([run.scheduler.whenStartable(task), run.watch.aborted]);
+  if (!info.signal.aborted) await run.watch.untilAborted(run.scheduler.whenStartable(task));
   if (info.signal.aborted) return abortedEnd(info.name);
   if (run.stopped) return skippedEnd();
   return undefined;

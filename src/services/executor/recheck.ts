@@ -57,7 +57,7 @@ export async function recheckBeforeRun(info: ToolCallInfo, task: ScheduledTask, 
     approvedAsInsideRead = isInsideReadDefault(review.decision);
     if (changed) {
       // It now touches other resources: it waits for calls it conflicts with, as any call does.
-      if (!info.signal.aborted) await Promise.race([run.scheduler.retarget(task, next.accesses), run.watch.aborted]);
+      if (!info.signal.aborted) await run.watch.untilAborted(run.scheduler.retarget(task, next.accesses));
       if (info.signal.aborted) return { run: false, info: next, end: abortedEnd(info.name) };
       if (run.stopped) return { run: false, info: next, end: skippedEnd() };
     }

@@ -6,6 +6,7 @@ import type { ToolCall, ToolCallOutcome, ToolCallResult } from '../../../src/ser
 import type { InteractionResponse } from '../../../src/services/interaction/interaction';
 import { useAgent } from '../../helpers/agentHarness';
 import { FakeHost } from '../../helpers/fakeHost';
+import { prng } from '../../helpers/prng';
 import { throwingGettersError, throwingProxy } from '../../helpers/hostile';
 import { testTool } from '../../helpers/testTools';
 import { captureUncaughtExceptions } from '../../helpers/uncaught';
@@ -24,18 +25,6 @@ const fx = useAgent({ config: { executor: { abortGraceMs: 5 } } });
 const SEED = Number(process.env.TOOLHOST_FUZZ_SEED ?? 20250101);
 const BATCHES = 300;
 const MAX_CALLS = 5;
-
-/** mulberry32: a small seeded PRNG, so a failing batch can be generated again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const RESOLVE = ['async', 'throw', 'hostileThrow', 'proxy', 'never', 'errorResult', 'accessesGetter', 'isErrorGetter', 'changes', 'cyclicDisplay'] as const;
 const ACCESS = ['none', 'read', 'write', 'all'] as const;

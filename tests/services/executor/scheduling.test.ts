@@ -1,4 +1,6 @@
 import * as nodePath from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
 import { ToolScheduler } from '../../../src/services/executor/toolScheduler';
 import { approveAll, FakeHost } from '../../helpers/fakeHost';
@@ -220,6 +222,79 @@ describe('abort', () => {
     expect(sawAbort).toBe(true);
     expect(result).toMatchObject({ outcome: 'aborted', output: 'Tool "T" was aborted' });
   });
+});
+
+test('at most executor.maxConcurrentCalls independent calls run at once; the waiting ones start earliest first', async () => {
+  const log: string[] = [];
+  const gates = new Map(['a', 'b', 'c', 'd', 'e'].map((id) => [id, deferred()]));
+  h = openHarness({
+    cwd: dir.path,
+    config: { executor: { maxConcurrentCalls: 2 } },
+    tools: loggingTools(log, new Map([...gates].map(([id, gate]) => [id, gate.promise]))),
+    interactions: approveAll(),
+  });
+  const ids = [...gates.keys()];
+  const pending = h.agent.executor.execute(ids.map((id) => ({ id, name: 'R', arguments: { id, path: `file-${id}` } })));
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  await settle();
+  expect(log).toEqual(['start:a', 'start:b']);
+  gates.get('b')!.resolve();
+  await settle();
+  expect(log).toEqual(['start:a', 'start:b', 'end:b', 'start:c']);
+  for (const gate of gates.values()) gate.resolve();
+  const results = await pending;
+  expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed', 'executed', 'executed', 'executed']);
+  expect(log.filter((e) => e.startsWith('start:'))).toEqual(['start:a', 'start:b', 'start:c', 'start:d', 'start:e']);
+});
+
+test("what a finished call's tool returned is let go while later calls of its batch still run", async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const held = deferred();
+  const finished = deferred();
+  // The execution resolveExecution returned and the result execute returned: the executor copies
+  // both, so once the call finished nothing may keep them (a race on the batch's abort did).
+  const returned: WeakRef<object>[] = [];
+  h = openHarness({
+    cwd: dir.path,
+    tools: [
+      testTool<{ id: string }>('T', {
+        resolve: ({ id }) => {
+          const execution = {
+            accesses: [],
+            approvalRule: 'T',
+            execute: async () => {
+              if (id === 'held') await held.promise;
+              const result = { output: id };
+              if (id === 'first') returned.push(new WeakRef(result));
+              return result;
+            },
+          };
+          if (id === 'first') returned.push(new WeakRef(execution));
+          return execution;
+        },
+      }),
+    ],
+  });
+  h.agent.executor.onToolCallFinished((e) => {
+    if (e.toolCallId === 'first') finished.resolve();
+  });
+  const pending = h.agent.executor.execute([
+    { id: 'first', name: 'T', arguments: '{"id":"first"}' },
+    { id: 'second', name: 'T', arguments: '{"id":"held"}' },
+  ]);
+  await finished.promise;
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  // Resolved in preflight and again right before it ran, then executed.
+  expect(returned).toHaveLength(3);
+  expect(returned.map((ref) => ref.deref())).toEqual([undefined, undefined, undefined]);
+  held.resolve();
+  expect((await pending).map((r) => r.output)).toEqual(['first', 'held']);
 });
 
 describe('ToolScheduler', () => {

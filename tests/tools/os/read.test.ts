@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import { IConfigService } from '../../../src/services/config/config';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
+import { type ReadableHandle, readForward, readTail } from '../../../src/tools/os/read/lineReader';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { countingRuntime } from '../../helpers/countingRuntime';
 import { executeAfter, releaseFifo, replaceWithFifo, replaceWithSymlink, swapOnFirstOpen } from '../../helpers/pathSwap';
@@ -292,5 +293,45 @@ describe('Read at the edges of a window', () => {
     writeFiles(fx.dir, { 'a.txt': 'a\nb\n' });
     expect(await read({ path: 'a.txt', n_lines: 2 })).toBe('1\ta\n2\tb\n<system>Lines 1-2 of 2. End of file reached.</system>');
     expect(await read({ path: 'a.txt', line_offset: 2, n_lines: 1 })).toBe('2\tb\n<system>Line 2 of 2. End of file reached.</system>');
+  });
+});
+
+describe('Read holds memory by the size of the file, not of its read chunk', () => {
+  test('many reads of a small file in flight at once hold buffers of its size, head and tail alike', async () => {
+    const dir = makeTempDir('read-buffers-');
+    try {
+      const file = nodePath.join(dir, 'small.txt');
+      fs.writeFileSync(file, 'alpha\nbeta\ngamma\n');
+      const size = fs.statSync(file).size;
+      const handle = await fs.promises.open(file, 'r');
+      // Every read waits until all of them have allocated their buffers, so all are held at once.
+      const reads = 200;
+      let waiting = 0;
+      let release!: () => void;
+      const allWaiting = new Promise<void>((resolve) => (release = resolve));
+      let measured: number | undefined;
+      const before = process.memoryUsage().arrayBuffers;
+      const gated: ReadableHandle = {
+        read: async (buffer, offset, length, position) => {
+          if (++waiting === reads) {
+            measured = process.memoryUsage().arrayBuffers - before;
+            release();
+          }
+          await allWaiting;
+          return handle.read(buffer, offset, length, position);
+        },
+      };
+      const limits = { maxLines: 100, maxChars: 10_000, maxLineChars: 1_000, countAll: true };
+      const windows = await Promise.all(
+        Array.from({ length: reads }, (_, i) => (i % 2 ? readTail(gated, size, { ...limits, count: 2 }) : readForward(gated, size, { ...limits, startLine: 1 }))),
+      );
+      await handle.close();
+      expect(windows[0]!.lines.map((l) => l.text)).toEqual(['alpha', 'beta', 'gamma']);
+      expect(windows[1]!.lines.map((l) => l.text)).toEqual(['beta', 'gamma']);
+      // A 64 KiB chunk each would be 12.5 MiB.
+      expect(measured).toBeLessThan(reads * 4096);
+    } finally {
+      removeDir(dir);
+    }
   });
 });

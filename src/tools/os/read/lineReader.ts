@@ -137,8 +137,9 @@ export async function readForward(
 ): Promise<LineWindow> {
   const collector = new Collector(options);
   const cap = byteCap(options);
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let position = options.from ?? 0;
+  // No bigger than the file: a batch of many small reads must not hold a whole chunk each.
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - position)));
   let lineNo = 1; // the number of the line that starts at the scan point
   let newlines = 0;
   let done = false;
@@ -280,7 +281,7 @@ export async function readForward(
 
 /** Counts newlines in [0, end), reading in chunks. */
 async function countNewlines(handle: ReadableHandle, end: number, signal?: AbortSignal): Promise<number> {
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES * 4);
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES * 4, end)));
   let count = 0;
   let position = 0;
   while (position < end) {
@@ -303,7 +304,7 @@ async function countNewlines(handle: ReadableHandle, end: number, signal?: Abort
  */
 async function findTailStart(handle: ReadableHandle, size: number, count: number, signal?: AbortSignal): Promise<{ offset: number; lines: number }> {
   if (size === 0) return { offset: 0, lines: 0 };
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size));
   let end = size;
   // A final newline ends the last line; it does not start another one.
   const last = Buffer.allocUnsafe(1);
