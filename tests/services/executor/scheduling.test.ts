@@ -261,6 +261,7 @@ test("what a finished call's tool returned is let go while later calls of its ba
     cwd: dir.path,
     tools: [
       testTool<{ id: string }>('T', {
+        approval: 'auto',
         resolve: ({ id }) => {
           const execution = {
             accesses: [],
