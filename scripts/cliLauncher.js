@@ -28,7 +28,8 @@ function cacheFile() {
   }
   const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(source).digest('hex').slice(0, 16);
   // One cache per command: each holds the functions its command compiled (mcp serve's differ from run's).
-  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  // Only the CLI's own commands: a mistyped one must not leave a cache file behind.
+  const command = ['run', 'tools', 'mcp'].includes(process.argv[2]) ? process.argv[2] : 'other';
   return path.join(dir, `cli-${key}-${command}.v8cache`);
 }
 

@@ -32,6 +32,9 @@ describe('CLI code cache', () => {
     const help = await runCliProcess(['--help'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache') } });
     expect(help.code).toBe(0);
     expect(caches()).toEqual([expect.stringMatching(/-other\.v8cache$/), expect.stringMatching(/-tools\.v8cache$/)]);
+    // A mistyped command shares the "other" cache: no file per typo.
+    expect((await runCliProcess(['tolls'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache') } })).code).not.toBe(0);
+    expect(caches()).toHaveLength(2);
   });
 
   test('a corrupt cache is rejected by V8, the command still works, and the cache is rewritten', async () => {
