@@ -1,4 +1,6 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { IAgentStateStore } from '../services/agentState/agentState';
+import { FileAgentStateStore } from '../services/agentState/fileAgentStateStore';
 import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsValidator';
 import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
 import { IAgentToolApprovalService } from '../services/approval/toolApproval';
@@ -34,12 +36,18 @@ import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../services/toolPolicy/agentToolPolicyService';
 
 /** App-scope services of the core; each must resolve from an App with no agent. */
-export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService];
+export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [
+  IConfigService,
+  IBuiltinToolAssemblyService,
+  IToolArgsValidatorService,
+  IAgentStateStore,
+];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
   bind(IConfigService).to(ConfigService).inSingletonScope();
   bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
   bind(IToolArgsValidatorService).to(ToolArgsValidatorService).inSingletonScope();
+  bind(IAgentStateStore).to(FileAgentStateStore).inSingletonScope();
 });
 
 /** Agent-scope services of the core, bound in every Agent container. */
