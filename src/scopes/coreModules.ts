@@ -2,6 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { IAgentStateStore } from '../services/agentState/agentState';
 import { FileAgentStateStore } from '../services/agentState/fileAgentStateStore';
 import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsValidator';
+import { IClock, SystemClock } from '../services/clock/clock';
 import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
 import { IAgentToolApprovalService } from '../services/approval/toolApproval';
 import { AgentToolApprovalService } from '../services/approval/agentToolApprovalService';
@@ -41,6 +42,7 @@ export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [
   IBuiltinToolAssemblyService,
   IToolArgsValidatorService,
   IAgentStateStore,
+  IClock,
 ];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
@@ -48,6 +50,7 @@ export const coreAppModule = new ContainerModule(({ bind }) => {
   bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
   bind(IToolArgsValidatorService).to(ToolArgsValidatorService).inSingletonScope();
   bind(IAgentStateStore).to(FileAgentStateStore).inSingletonScope();
+  bind(IClock).to(SystemClock).inSingletonScope();
 });
 
 /** Agent-scope services of the core, bound in every Agent container. */
