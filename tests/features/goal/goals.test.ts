@@ -127,6 +127,15 @@ describe('goal tools through the executor', () => {
     expect((await h.goals.get())?.timeBudgetMs).toBe(7_200_000);
   });
 
+  test('an approval.allow rule SetGoalBudget(* tokens) lets token budgets through unasked, not time budgets', async () => {
+    const host = new FakeHost({ approval: () => ({ decision: 'reject' }) });
+    const h = open({ interactions: host, config: { approval: { allow: ['SetGoalBudget(* tokens)'] } } });
+    await h.goals.create({ objective: 'x' });
+    expect((await h.call('SetGoalBudget', { value: 50_000, unit: 'tokens' })).outcome).toBe('executed');
+    expect((await h.call('SetGoalBudget', { value: 2, unit: 'hours' })).outcome).toBe('denied');
+    expect(host.approvals.map((r) => r.approvalRule)).toEqual(['SetGoalBudget(2 hours)']);
+  });
+
   test('UpdateGoal: blocked needs a reason; complete stops the turn and skips the rest of the batch', async () => {
     const h = open();
     await h.goals.create({ objective: 'x' });
