@@ -73,8 +73,9 @@ export class AgentGoalService implements IAgentGoalService {
   }
 
   async recordUsage(usage: { readonly tokens: number; readonly turns: number }): Promise<GoalReport | undefined> {
-    for (const [name, n] of Object.entries(usage)) {
-      if (!Number.isSafeInteger(n) || n < 0) throw new GoalError(`recordUsage: ${name} is a count of this turn's ${name} (a whole number ≥ 0), not ${String(n)}.`);
+    for (const name of ['tokens', 'turns'] as const) {
+      const n: unknown = usage[name];
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new GoalError(`recordUsage: ${name} is a count of this turn's ${name} (a whole number ≥ 0), not ${String(n)}.`);
     }
     const before = await this.get();
     if (!before || (before.status !== 'active' && before.status !== 'budget_limited')) return undefined;

@@ -99,6 +99,8 @@ describe('goal tools through the executor', () => {
     await h.goals.recordUsage({ tokens: 0, turns: 1 });
     expect(await h.goals.get()).toMatchObject({ status: 'budget_limited', turns: 3, remaining: { turns: 0 } });
     await expect(h.goals.recordUsage({ tokens: -1, turns: 1 })).rejects.toThrow("recordUsage: tokens is a count of this turn's tokens (a whole number ≥ 0), not -1.");
+    await expect(h.goals.recordUsage({ tokens: 5 } as never)).rejects.toThrow("recordUsage: turns is a count of this turn's turns (a whole number ≥ 0), not undefined.");
+    expect(await h.goals.get()).toMatchObject({ tokensUsed: 5500, turns: 3 });
   });
 
   test.each([
