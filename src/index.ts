@@ -140,6 +140,7 @@ export {
   MAX_AGENT_STATE_BYTES,
   type AgentStateEntry,
   type AgentStateOwner,
+  type AgentStateReadOptions,
   type AgentStateWarning,
   type CompareAndSetResult,
   type JsonValue,

@@ -4,7 +4,7 @@ import { type AgentStateOwner, IAgentStateStore, type JsonValue, updateAgentStat
 import { IClock } from '../../services/clock/clock';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { type CreateGoalRequest, type GoalBudgetUnit, GoalError, type GoalReport, type IAgentGoalService } from './contract';
-import { budgetChange, GOAL_STATE_KEY, type GoalState, goalReport, NO_GOAL_MESSAGE, shortObjective, type StoredGoal, toGoalState } from './goalModel';
+import { budgetChange, GOAL_STATE_KEY, goalStateProblem, type GoalState, goalReport, NO_GOAL_MESSAGE, shortObjective, type StoredGoal, toGoalState } from './goalModel';
 
 @injectable()
 export class AgentGoalService implements IAgentGoalService {
@@ -26,7 +26,7 @@ export class AgentGoalService implements IAgentGoalService {
   }
 
   async get(): Promise<GoalReport | undefined> {
-    const { goal } = toGoalState((await this.store.get(this.owner, GOAL_STATE_KEY))?.value);
+    const { goal } = toGoalState((await this.store.get(this.owner, GOAL_STATE_KEY, { check: goalStateProblem }))?.value);
     this.known = goal?.goalId;
     return goal && goalReport(goal, this.clock.now());
   }
@@ -94,7 +94,7 @@ export class AgentGoalService implements IAgentGoalService {
     const { result } = await updateAgentState(this.store, this.owner, GOAL_STATE_KEY, (entry) => {
       const next = mutate(toGoalState(entry?.value), now);
       return { value: next as unknown as JsonValue, result: next.goal! };
-    });
+    }, { check: goalStateProblem });
     const report = goalReport(result, now);
     this.known = report.goalId;
     this.changeEmitter.fire(report);

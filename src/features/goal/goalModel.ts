@@ -31,11 +31,12 @@ export const NO_GOAL_MESSAGE = 'There is no goal; CreateGoal starts one when the
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 
-/** A stored value as a GoalState; anything else reads as no goal. */
-export function toGoalState(value: unknown): GoalState {
-  if (typeof value !== 'object' || value === null) return EMPTY_GOAL_STATE;
-  const { goal, nextId } = value as { goal?: Partial<StoredGoal>; nextId?: unknown };
-  if (!isCount(nextId)) return EMPTY_GOAL_STATE;
+/** Why a stored value is not goal state (undefined: it is); the store sets such a value aside. */
+export function goalStateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'it is not goal state';
+  const { goal, nextId } = value as { goal?: Partial<StoredGoal> | null; nextId?: unknown };
+  if (!isCount(nextId) || nextId < 1) return 'its "nextId" is not a positive integer';
+  if (goal === undefined) return undefined;
   const valid =
     typeof goal === 'object' &&
     goal !== null &&
@@ -45,7 +46,13 @@ export function toGoalState(value: unknown): GoalState {
     isCount(goal.tokensUsed) &&
     isCount(goal.turns) &&
     typeof goal.createdAt === 'number';
-  return valid ? { goal: goal as StoredGoal, nextId } : { nextId };
+  return valid ? undefined : 'its "goal" is not a goal';
+}
+
+/** A stored value (checked with goalStateProblem) as a GoalState; absent: no goal. */
+export function toGoalState(value: unknown): GoalState {
+  if (value === undefined || goalStateProblem(value) !== undefined) return EMPTY_GOAL_STATE;
+  return value as GoalState;
 }
 
 /** The goal with its budgets evaluated at `now`. */

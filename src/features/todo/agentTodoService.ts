@@ -3,7 +3,7 @@ import { Emitter } from '../../base/event';
 import { type AgentStateOwner, IAgentStateStore, type JsonValue, updateAgentState } from '../../services/agentState/agentState';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { type IAgentTodoService, type TodoChange, type TodoChangeOutcome, type TodoItem } from './contract';
-import { applyTodoChange, renderTodoContext, toTodoState } from './todoModel';
+import { applyTodoChange, renderTodoContext, todoStateProblem, toTodoState } from './todoModel';
 
 /** The state key of the todo list. */
 export const TODO_STATE_KEY = 'todo';
@@ -22,14 +22,14 @@ export class AgentTodoService implements IAgentTodoService {
   }
 
   async list(): Promise<readonly TodoItem[]> {
-    return toTodoState((await this.store.get(this.owner, TODO_STATE_KEY))?.value).items;
+    return toTodoState((await this.store.get(this.owner, TODO_STATE_KEY, { check: todoStateProblem }))?.value).items;
   }
 
   async apply(change: TodoChange): Promise<TodoChangeOutcome> {
     const { result } = await updateAgentState(this.store, this.owner, TODO_STATE_KEY, (current) => {
       const applied = applyTodoChange(toTodoState(current?.value), change);
       return { value: applied.state as unknown as JsonValue, result: applied.outcome };
-    });
+    }, { check: todoStateProblem });
     this.changeEmitter.fire(result.items);
     return result;
   }

@@ -11,16 +11,24 @@ export const EMPTY_TODO_STATE: TodoState = { items: [], nextId: 1 };
 export const MAX_TODO_ITEMS = 100;
 export const MAX_TODO_TITLE_CHARS = 200;
 
-/** A stored value as a TodoState; anything else reads as the empty list. */
-export function toTodoState(value: unknown): TodoState {
-  if (typeof value !== 'object' || value === null) return EMPTY_TODO_STATE;
+/** Why a stored value is not a todo list (undefined: it is one); the store sets such a value aside. */
+export function todoStateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'it is not a todo list';
   const { items, nextId } = value as { items?: unknown; nextId?: unknown };
-  if (!Array.isArray(items) || typeof nextId !== 'number' || !Number.isSafeInteger(nextId)) return EMPTY_TODO_STATE;
-  const valid = items.filter(
-    (i): i is TodoItem =>
-      typeof i === 'object' && i !== null && typeof i.id === 'string' && typeof i.title === 'string' && (TODO_STATUSES as readonly unknown[]).includes(i.status),
+  if (typeof nextId !== 'number' || !Number.isSafeInteger(nextId) || nextId < 1) return 'its "nextId" is not a positive integer';
+  if (!Array.isArray(items)) return 'its "items" is not a list';
+  const bad = items.findIndex(
+    (i: Partial<TodoItem> | null) =>
+      typeof i !== 'object' || i === null || typeof i.id !== 'string' || typeof i.title !== 'string' || !(TODO_STATUSES as readonly unknown[]).includes(i.status),
   );
-  return { items: valid.map(({ id, title, status }) => ({ id, title, status })), nextId };
+  return bad === -1 ? undefined : `item ${bad + 1} is not {id, title, status}`;
+}
+
+/** A stored value (checked with todoStateProblem) as a TodoState; absent: the empty list. */
+export function toTodoState(value: unknown): TodoState {
+  if (value === undefined || todoStateProblem(value) !== undefined) return EMPTY_TODO_STATE;
+  const { items, nextId } = value as TodoState;
+  return { items: items.map(({ id, title, status }) => ({ id, title, status })), nextId };
 }
 
 /** One line, no control characters: a title is rendered on a line of its own. */

@@ -30,6 +30,14 @@ export interface AgentStateWarning {
   readonly keptAt?: string;
 }
 
+export interface AgentStateReadOptions {
+  /**
+   * Why a stored value is not this key's state (undefined: it is). A value it rejects is treated
+   * like a corrupt file: set aside, warned about, read as empty.
+   */
+  readonly check?: (value: JsonValue) => string | undefined;
+}
+
 /** Bad input to the store (a key, a value too large or not JSON); the message says what is allowed. */
 export class AgentStateError extends Error {
   override readonly name = 'AgentStateError';
@@ -48,7 +56,7 @@ export const MAX_AGENT_STATE_BYTES = 1024 * 1024;
  */
 export interface IAgentStateStore {
   /** The value and version under `key`; undefined when nothing is stored (or the stored file was unreadable: see onWarning). */
-  get(owner: AgentStateOwner, key: string): Promise<AgentStateEntry | undefined>;
+  get(owner: AgentStateOwner, key: string, options?: AgentStateReadOptions): Promise<AgentStateEntry | undefined>;
   /** Writes unconditionally; resolves to the new version. */
   put(owner: AgentStateOwner, key: string, value: JsonValue): Promise<number>;
   /**
@@ -89,17 +97,18 @@ export function serializeAgentStateValue(key: string, value: JsonValue): string 
 /**
  * Reads, changes and writes one key with compare-and-set, retrying when another writer came first.
  * `change` gets the current entry (undefined: empty) and returns the new value and a result, or
- * `{ skip }` to write nothing.
+ * `{ skip }` to write nothing. `check` is passed to `get`.
  */
 export async function updateAgentState<R>(
   store: IAgentStateStore,
   owner: AgentStateOwner,
   key: string,
   change: (current: AgentStateEntry | undefined) => { readonly value: JsonValue; readonly result: R } | { readonly skip: R },
-  maxAttempts = 8,
+  options: AgentStateReadOptions & { readonly maxAttempts?: number } = {},
 ): Promise<{ readonly result: R; readonly version?: number }> {
+  const maxAttempts = options.maxAttempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const current = await store.get(owner, key);
+    const current = await store.get(owner, key, options.check ? { check: options.check } : {});
     const outcome = change(current);
     if ('skip' in outcome) return { result: outcome.skip };
     const written = await store.compareAndSet(owner, key, current?.version ?? 0, outcome.value);

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../../base/fs/atomicWrite';
 import {
   type AgentStateEntry,
   type AgentStateOwner,
+  type AgentStateReadOptions,
   type AgentStateWarning,
   assertAgentStateKey,
   type CompareAndSetResult,
@@ -55,10 +56,10 @@ export class FileAgentStateStore implements IAgentStateStore {
   /** The tail of each file's queue of calls. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  async get(owner: AgentStateOwner, key: string): Promise<AgentStateEntry | undefined> {
+  async get(owner: AgentStateOwner, key: string, options: AgentStateReadOptions = {}): Promise<AgentStateEntry | undefined> {
     assertAgentStateKey(key);
     const path = agentStateFilePath(owner, key);
-    return this.serialized(path, () => this.read(owner, key, path));
+    return this.serialized(path, () => this.read(owner, key, path, options.check));
   }
 
   async put(owner: AgentStateOwner, key: string, value: JsonValue): Promise<number> {
@@ -97,7 +98,7 @@ export class FileAgentStateStore implements IAgentStateStore {
     }
   }
 
-  private async read(owner: AgentStateOwner, key: string, path: string): Promise<AgentStateEntry | undefined> {
+  private async read(owner: AgentStateOwner, key: string, path: string, check?: AgentStateReadOptions['check']): Promise<AgentStateEntry | undefined> {
     let text: string;
     try {
       const stat = await fsp.stat(path);
@@ -111,6 +112,8 @@ export class FileAgentStateStore implements IAgentStateStore {
     }
     const parsed = parseStoredFile(text);
     if (typeof parsed === 'string') return this.setAside(owner, key, path, parsed);
+    const problem = check?.(parsed.value);
+    if (problem !== undefined) return this.setAside(owner, key, path, problem);
     return { value: parsed.value, version: parsed.version };
   }
 

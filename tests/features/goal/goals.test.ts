@@ -1,5 +1,9 @@
 import { createGoalFeature } from '../../../src/features/goal/goalFeature';
 import { IAgentGoalService, type GoalReport } from '../../../src/features/goal/contract';
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { IAgentStateStore, type AgentStateWarning } from '../../../src/services/agentState/agentState';
+import { agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
 import { IClock } from '../../../src/services/clock/clock';
 import { FakeHost, approve } from '../../helpers/fakeHost';
 import { type Harness, type HarnessOptions, useAgent } from '../../helpers/agentHarness';
@@ -175,6 +179,20 @@ describe('goal tools through the executor', () => {
     await first.dispose();
     const second = open();
     expect(await second.goals.get()).toMatchObject({ goalId: 'g1', objective: 'Keep me', tokensUsed: 700, turns: 2, status: 'active' });
+  });
+
+  test('a goal file whose value is not a goal is set aside with a warning, not overwritten by the next CreateGoal', async () => {
+    const file = agentStateFilePath({ agentId: 'main', dataDir: fixture.dataDir }, 'goal');
+    const content = '{"version":2,"value":{"goal":{"goalId":"g1","objective":7},"nextId":2}}';
+    fs.mkdirSync(nodePath.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    const h = open();
+    const warnings: AgentStateWarning[] = [];
+    h.app.get(IAgentStateStore).onWarning((w) => warnings.push(w));
+    expect((await h.call('GetGoal', {})).output).toBe(NO_GOAL);
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^State "goal" of agent main was unreadable \(its "goal" is not a goal\); it starts empty/)]);
+    expect((await h.call('CreateGoal', { objective: 'new' })).output).toMatch(/^goal_id: g1\n/);
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
   });
 
   test('main agent only: the four tools are absent in a subagent; accesses are readState/writeState of goal', async () => {

@@ -107,17 +107,20 @@ describe('TodoList through the executor', () => {
     expect(seen.map((items) => items.map((i) => i.status))).toEqual([['pending'], ['done']]);
   });
 
-  test('a corrupted todo file: a warning, an empty list, the file kept aside; the next write starts fresh', async () => {
+  test.each([
+    ['not JSON', '{"version":3,"value":{"items":['],
+    ['JSON state that is not a todo list', '{"version":3,"value":{"items":[{"id":"t1","title":"x","status":"someday"}],"nextId":2}}'],
+  ])('a corrupted todo file (%s): a warning, an empty list, the file kept aside; the next write starts fresh', async (_what, content) => {
     const file = agentStateFilePath({ agentId: 'main', dataDir: fixture.dataDir }, 'todo');
     fs.mkdirSync(nodePath.dirname(file), { recursive: true });
-    fs.writeFileSync(file, '{"version":3,"value":{"items":[');
+    fs.writeFileSync(file, content);
     const h = open();
     const warnings: AgentStateWarning[] = [];
     h.app.get(IAgentStateStore).onWarning((w) => warnings.push(w));
     const result = await call(h, {});
     expect([result.outcome, result.output]).toEqual(['executed', 'todos: 0\n\nThe list is empty; add items with add or todos.']);
     expect(warnings.map((w) => w.key)).toEqual(['todo']);
-    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe('{"version":3,"value":{"items":[');
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
     expect((await call(h, { add: [{ title: 'x' }] })).output).toContain('[pending] t1 x');
   });
 });

@@ -77,6 +77,20 @@ describe('FileAgentStateStore', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  test('a value the check of the reader rejects is set aside like a corrupt file; without a check it reads as stored', async () => {
+    const store = new FileAgentStateStore();
+    const warnings: AgentStateWarning[] = [];
+    store.onWarning((w) => warnings.push(w));
+    await store.put(owner(), 'mode', 'sideways');
+    const check = (value: unknown) => (value === 'plan' || value === 'normal' ? undefined : 'it is not a mode');
+    expect(await store.get(owner(), 'mode', { check: () => undefined })).toEqual({ value: 'sideways', version: 1 });
+    expect(await store.get(owner(), 'mode', { check })).toBeUndefined();
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^State "mode" of agent a1 was unreadable \(it is not a mode\)/)]);
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe('{"version":1,"value":"sideways"}\n');
+    const { version } = await updateAgentState(store, owner(), 'mode', () => ({ value: 'plan', result: null }), { check });
+    expect([version, fs.readFileSync(warnings[0]!.keptAt!, 'utf8')]).toEqual([1, '{"version":1,"value":"sideways"}\n']);
+  });
+
   test('bad keys and values are refused with what is allowed; nothing is written', async () => {
     const store = new FileAgentStateStore();
     for (const key of ['', 'Todo', '../x', 'a//b', 'a/b/c/d/e', '/abs', 'x'.repeat(65)]) {
