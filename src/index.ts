@@ -130,7 +130,23 @@ export { watchConfigFile, type ConfigFileWatchOptions } from './services/config/
 // The agent's services: contracts and identifiers
 export { IAgentRuntimeService, type Runtime, type RuntimeFs } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
-export { IAgentWorkspaceService, type AgentOptions } from './services/workspace/workspace';
+export { IAgentWorkspaceService, isMainAgent, type AgentOptions } from './services/workspace/workspace';
+export {
+  IAgentStateStore,
+  AgentStateError,
+  assertAgentStateKey,
+  updateAgentState,
+  AGENT_STATE_KEY_PATTERN,
+  MAX_AGENT_STATE_BYTES,
+  type AgentStateEntry,
+  type AgentStateOwner,
+  type AgentStateReadOptions,
+  type AgentStateWarning,
+  type CompareAndSetResult,
+  type JsonValue,
+} from './services/agentState/agentState';
+export { FileAgentStateStore, agentStateFilePath } from './services/agentState/fileAgentStateStore';
+export { IClock, SystemClock } from './services/clock/clock';
 export { IAgentProfileService, ProfileError, DEFAULT_PROFILE_NAME, type AgentProfile, type ProfileSelection } from './services/profile/profile';
 export {
   IAgentToolRegistryService,

@@ -1,6 +1,7 @@
 import type { Container } from 'inversify';
 import { IAgentMcpService } from '../features/mcp/client/agentMcp';
 import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
+import { IAgentStateStore } from '../services/agentState/agentState';
 import { ProfileError } from '../services/profile/profile';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
@@ -46,6 +47,7 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
   warnAboutInactivePatterns(app, flags.profile, io);
   const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
   mcp?.onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
+  app.get(IAgentStateStore).onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
   return {
     app,
     agent,

@@ -34,6 +34,8 @@ export interface CreateAgentOptions {
   readonly dataDir?: string;
   /** Tools the workspace disables. */
   readonly disabledTools?: readonly string[];
+  /** The id of the agent that starts this one (a subagent); absent: a main agent. Main-agent-only tools are absent in a subagent. */
+  readonly parentAgentId?: string;
   /** What the model can do, e.g. `dynamically_loaded_tools` (changeable later through IAgentModelService). */
   readonly modelCapabilities?: readonly ModelCapability[];
   /** Rebinds services before anything is resolved (tests, hosts). */
@@ -86,7 +88,11 @@ export class Agent {
       homeDir: options.homeDir ?? os.homedir(),
       dataDir: nodePath.resolve(options.dataDir ?? nodePath.join(os.tmpdir(), 'toolhost', `${process.pid}-${id}`)),
       disabledTools: [...(options.disabledTools ?? [])],
+      ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };
+    if (options.parentAgentId !== undefined && (typeof options.parentAgentId !== 'string' || options.parentAgentId === '' || options.parentAgentId === id)) {
+      throw new AgentCreationError(`parentAgentId ${JSON.stringify(options.parentAgentId)} is invalid: give the id of the agent that starts this one (not its own id), or leave it out for a main agent.`);
+    }
 
     if (host.container.isCurrentBound(ISessionInteractionService)) {
       throw new AgentCreationError(

@@ -1,5 +1,8 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { IAgentStateStore } from '../services/agentState/agentState';
+import { FileAgentStateStore } from '../services/agentState/fileAgentStateStore';
 import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsValidator';
+import { IClock, SystemClock } from '../services/clock/clock';
 import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
 import { IAgentToolApprovalService } from '../services/approval/toolApproval';
 import { AgentToolApprovalService } from '../services/approval/agentToolApprovalService';
@@ -34,12 +37,20 @@ import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../services/toolPolicy/agentToolPolicyService';
 
 /** App-scope services of the core; each must resolve from an App with no agent. */
-export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService];
+export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [
+  IConfigService,
+  IBuiltinToolAssemblyService,
+  IToolArgsValidatorService,
+  IAgentStateStore,
+  IClock,
+];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
   bind(IConfigService).to(ConfigService).inSingletonScope();
   bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
   bind(IToolArgsValidatorService).to(ToolArgsValidatorService).inSingletonScope();
+  bind(IAgentStateStore).to(FileAgentStateStore).inSingletonScope();
+  bind(IClock).to(SystemClock).inSingletonScope();
 });
 
 /** Agent-scope services of the core, bound in every Agent container. */

@@ -39,7 +39,7 @@ export const ToolInputDisplaySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('skill_call'), skill_name: z.string(), args: z.string().optional() }),
   z.object({
     kind: z.literal('todo_list'),
-    items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })),
+    items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done', 'cancelled']) })),
   }),
   z.object({
     kind: z.literal('task'),

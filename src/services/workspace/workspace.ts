@@ -13,8 +13,15 @@ export interface AgentOptions {
   readonly dataDir: string;
   /** Tools the workspace disables. */
   readonly disabledTools: readonly string[];
+  /** The agent that started this one (a subagent); absent for a main agent. */
+  readonly parentAgentId?: string;
 }
 export const IAgentOptions = createServiceId<AgentOptions>('AgentOptions');
+
+/** A main agent is one no other agent started: main-agent-only tools (goals, cron) use this in `when`. */
+export function isMainAgent(options: AgentOptions): boolean {
+  return options.parentAgentId === undefined;
+}
 
 /** The agent's workspace (Agent scope): its roots, its data directory and its tool vetoes. */
 export interface IAgentWorkspaceService {

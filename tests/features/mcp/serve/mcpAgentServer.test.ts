@@ -33,7 +33,7 @@ describe('tools/list', () => {
   test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, builtins: true, tools: [echoTool] }));
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Bash', 'Echo', 'Edit', 'Glob', 'Grep', 'Read', 'TaskList', 'TaskOutput', 'TaskStop', 'WaitFor', 'Write']);
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Echo', 'Edit', 'GetGoal', 'Glob', 'Grep', 'Read', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
     expect(tools.find((t) => t.name === 'Echo')).toEqual({
       name: 'Echo',
       description: 'Test tool Echo.',
