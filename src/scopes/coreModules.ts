@@ -3,6 +3,7 @@ import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsVa
 import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
 import { IAgentToolApprovalService } from '../services/approval/toolApproval';
 import { AgentToolApprovalService } from '../services/approval/agentToolApprovalService';
+import { IClock, SystemClock } from '../services/clock/clock';
 import { IConfigService } from '../services/config/config';
 import { ConfigService } from '../services/config/configService';
 import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
@@ -34,10 +35,11 @@ import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../services/toolPolicy/agentToolPolicyService';
 
 /** App-scope services of the core; each must resolve from an App with no agent. */
-export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService];
+export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [IConfigService, IBuiltinToolAssemblyService, IToolArgsValidatorService, IClock];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
   bind(IConfigService).to(ConfigService).inSingletonScope();
+  bind(IClock).to(SystemClock).inSingletonScope();
   bind(IBuiltinToolAssemblyService).to(BuiltinToolAssemblyService).inSingletonScope();
   bind(IToolArgsValidatorService).to(ToolArgsValidatorService).inSingletonScope();
 });
