@@ -183,6 +183,22 @@ export function parseQuestionLine(question: UserQuestion, text: string): Questio
   return { selected: numbers.map((n) => question.options[n - 1]!.label) };
 }
 
+/** What a typed line means for a plan review: a decision, "ask for the revision", or a problem to show. */
+export function parsePlanReviewLine(options: readonly string[], text: string): PlanReviewResponse | 'revise' | { readonly problem: string } {
+  const [word = '', ...rest] = text.split(/\s+/);
+  const choice = word.toLowerCase();
+  const tail = rest.join(' ');
+  if (choice === 'a' || choice === 'approve') {
+    if (tail === '') return { decision: 'approve' };
+    const n = Number(tail);
+    if (Number.isInteger(n) && n >= 1 && n <= options.length) return { decision: 'approve', option: options[n - 1]! };
+    return { problem: options.length > 0 ? `Please type "a" or "a 1" to "a ${options.length}".` : 'Please type "a" alone to approve.' };
+  }
+  if (choice === 'r' || choice === 'revise') return tail === '' ? 'revise' : { decision: 'revise', feedback: tail };
+  if (choice === 'x' || choice === 'reject') return tail === '' ? { decision: 'reject' } : { decision: 'reject', feedback: tail };
+  return { problem: 'Please answer a, r or x.' };
+}
+
 const PLAN_PREVIEW_LINES = 40;
 
 function formatPlanReview(request: PlanReviewRequest): string {
@@ -295,20 +311,7 @@ export class TerminalInteractions implements ISessionInteractionService {
 
   private async askPlanReview(request: PlanReviewRequest, signal: AbortSignal): Promise<PlanReviewResponse> {
     const options = request.options ?? [];
-    const decision = await this.askUntil<PlanReviewResponse | 'revise'>(formatPlanReview(request), signal, (text) => {
-      const [word = '', ...rest] = text.split(/\s+/);
-      const choice = word.toLowerCase();
-      const tail = rest.join(' ');
-      if (choice === 'a' || choice === 'approve') {
-        if (tail === '') return { decision: 'approve' };
-        const n = Number(tail);
-        if (Number.isInteger(n) && n >= 1 && n <= options.length) return { decision: 'approve', option: options[n - 1]! };
-        return { problem: options.length > 0 ? `Please type "a" or "a 1" to "a ${options.length}".` : 'Please type "a" alone to approve.' };
-      }
-      if (choice === 'r' || choice === 'revise') return tail === '' ? 'revise' : { decision: 'revise', feedback: tail };
-      if (choice === 'x' || choice === 'reject') return tail === '' ? { decision: 'reject' } : { decision: 'reject', feedback: tail };
-      return { problem: 'Please answer a, r or x.' };
-    });
+    const decision = await this.askUntil(formatPlanReview(request), signal, (text) => parsePlanReviewLine(options, text));
     if (decision === undefined) return { decision: 'reject', feedback: 'no valid answer was given' };
     if (decision !== 'revise') return decision;
     const feedback = await this.askUntil<string>('  What should change? > ', signal, (text) => (text === '' ? { problem: 'Please say what to change.' } : text));
