@@ -36,6 +36,7 @@ export const NOTIFY_USER_SAMPLES: readonly NotifyUserInput[] = [
 ];
 
 // C0 and C1 controls, DEL, and the bidirectional overrides and isolates (they reorder what is shown).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** A title as shown: one line, without control characters, runs of spaces collapsed. */
