@@ -202,6 +202,12 @@ export {
   type UserToolRequest,
   type UserToolResponse,
   type NotificationRequest,
+  type QuestionRequest,
+  type QuestionResponse,
+  type QuestionAnswer,
+  type UserQuestion,
+  type PlanReviewRequest,
+  type PlanReviewResponse,
   type InteractionKind,
   type InteractionRequest,
   type InteractionResponse,
@@ -256,6 +262,8 @@ export {
   type TaskStatus,
 } from './tools/task';
 export { createToolSelectFeature, ISelectToolsTool } from './tools/selectTools';
+export { createAskUserFeature, IAskUserQuestionTool } from './tools/askUser';
+export { createNotifyFeature, INotifyUserTool, INotificationLimiter } from './features/notify';
 export {
   createMcpFeature,
   mcpServersConfig,

@@ -2,6 +2,8 @@ import type { Feature, FeatureConfigInput } from '../di/feature';
 import { createGoalFeature } from '../features/goal/goalFeature';
 import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createTodoFeature } from '../features/todo/todoFeature';
+import { createNotifyFeature } from '../features/notify/notifyFeature';
+import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
@@ -9,7 +11,7 @@ import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {

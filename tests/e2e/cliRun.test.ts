@@ -127,6 +127,77 @@ describe('toolhost run approvals', () => {
   });
 });
 
+describe('toolhost run questions and notifications', () => {
+  const question = { question: 'Which database?', header: 'Database', options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }] };
+  const checks = { question: 'Which checks?', header: 'Checks', multi_select: true, options: [{ label: 'lint' }, { label: 'tests' }] };
+  const hasScript = fs.existsSync('/usr/bin/script');
+
+  test('--yes never answers a question for the person: AskUserQuestion is not active; NotifyUser prints on stderr', async () => {
+    const input = batch([
+      { name: 'AskUserQuestion', arguments: { questions: [question] } },
+      { name: 'NotifyUser', arguments: { title: 'Build \u001b[31mdone', body: 'all green' } },
+    ]);
+    const run = await runCliProcess(['run', '--json', '--yes'], { cwd: ws, input });
+    const results = (JSON.parse(run.stdout) as { results: Array<{ isError: boolean; output: string }> }).results;
+    expect(results[0]!.isError).toBe(true);
+    expect(results[0]!.output).toContain('Tool "AskUserQuestion" exists but is not active');
+    expect(results[1]!.output).toBe('sent: true');
+    expect(run.stderr).toContain('[i] Build [31mdone\n    all green\n');
+  });
+
+  (hasScript ? test : test.skip)('on a terminal the questions are asked by number; "Other" takes typed text; the answers come back in order', async () => {
+    writeFiles(root, { 'calls.json': batch([{ name: 'AskUserQuestion', arguments: { questions: [question, checks] } }]) });
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} ${CLI} run --json ${nodePath.join(root, 'calls.json')}`, '/dev/null'], { cwd: ws });
+    let out = '';
+    // For each prompt on the screen, one line: "9" first (out of range, asked again), then 2, then 3 (Other), then the text.
+    const answers = ['9', '2', '3', 'lint and e2e'];
+    let typed = 0;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const prompts = out.split('> ').length - 1;
+      while (typed < prompts && typed < answers.length) child.stdin.write(answers[typed++] + '\n');
+    });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(guard);
+    expect(code).toBe(0);
+    expect(out).toContain('? (1/2) [Database] Which database?');
+    expect(out).toContain('    2. SQLite');
+    expect(out).toContain('    3. Other (type your own answer)');
+    expect(out).toContain('Please type numbers from 1 to 3.');
+    expect(out).toContain('? (2/2) [Checks] Which checks?');
+    expect(out).toContain('Type numbers separated by commas (e.g. 1,3)');
+    expect(out).toContain(
+      JSON.stringify({
+        status: 'answered',
+        answers: [
+          { question: 'Which database?', selected: ['SQLite'], other: null },
+          { question: 'Which checks?', selected: [], other: 'lint and e2e' },
+        ],
+      }).replace(/"/g, '\\"'),
+    );
+  });
+
+  (hasScript ? test : test.skip)('on a terminal an empty line dismisses the questions', async () => {
+    writeFiles(root, { 'calls.json': batch([{ name: 'AskUserQuestion', arguments: { questions: [question] } }]) });
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} ${CLI} run ${nodePath.join(root, 'calls.json')}`, '/dev/null'], { cwd: ws });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('> ') && !out.includes('(answered)')) {
+        out += '(answered)';
+        child.stdin.end('\n');
+      }
+    });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(guard);
+    expect(code).toBe(0);
+    expect(out).toContain('{"status":"dismissed","answers":[]}');
+    expect(out).toContain('1 call: 1 executed; 0 errors.');
+  });
+});
+
 describe('toolhost run transcript', () => {
   test('prints one block per call with status, time and output, then a summary', async () => {
     const run = await runCliProcess(['run'], { cwd: ws, input: batch([{ name: 'Read', arguments: { path: 'b.txt' } }, { name: 'Read', arguments: '{"path":' }]) });

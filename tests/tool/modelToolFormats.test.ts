@@ -7,6 +7,7 @@ import {
   type ModelToolSpec,
 } from '../../src/tool/modelToolFormats';
 import { useAgent } from '../helpers/agentHarness';
+import { FakeHost } from '../helpers/fakeHost';
 
 const fx = useAgent();
 
@@ -42,7 +43,9 @@ describe('provider formats', () => {
   });
 
   test('every builtin tool fits both APIs', async () => {
-    const { app, agent } = fx.open({ builtins: true, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
+    // A host that answers questions and takes notifications, so AskUserQuestion and NotifyUser are listed too.
+    const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined });
+    const { app, agent } = fx.open({ builtins: true, interactions, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
     expect(providerToolListProblems(tools)).toEqual([]);

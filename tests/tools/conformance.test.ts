@@ -7,6 +7,8 @@ import type { ToolExecution } from '../../src/tool/contract';
 import { checkToolConformance } from '../../src/tool/conformance';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
+import { ISessionInteractionService } from '../../src/services/interaction/interaction';
+import { FakeHost } from '../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
 /**
@@ -19,7 +21,13 @@ const dir = useTempDir();
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
   const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
-  const agent = app.createAgent({ cwd: dir.path, modelCapabilities: ['dynamically_loaded_tools'] });
+  // A host that answers questions and takes notifications, so AskUserQuestion and NotifyUser are active.
+  const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined });
+  const agent = app.createAgent({
+    cwd: dir.path,
+    modelCapabilities: ['dynamically_loaded_tools'],
+    overrides: (c) => c.rebind(ISessionInteractionService).toConstantValue(host),
+  });
   const contributions = app.get(IBuiltinToolAssemblyService).contributions;
   return { app, agent, contributions };
 }

@@ -150,9 +150,9 @@ export function runCommand(io: CliIo): Command {
     const terminal = interactive ? new TerminalInteractions(io.stderr) : undefined;
     const session = openAgentSession(flags, io, (container) => {
       const binding = container.rebind(ISessionInteractionService);
-      if (flags.yes) binding.to(ApproveAllInteractions).inSingletonScope();
+      if (flags.yes) binding.toConstantValue(new ApproveAllInteractions(io.stderr));
       else if (terminal) binding.toConstantValue(terminal);
-      else binding.to(UnattendedInteractions).inSingletonScope();
+      else binding.toConstantValue(new UnattendedInteractions(io.stderr));
     });
     try {
       const executor = session.agent.executor;

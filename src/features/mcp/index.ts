@@ -50,6 +50,10 @@ export {
   McpServeInteractions,
   approvalElicitation,
   approvalFromElicitation,
+  questionElicitation,
+  questionFromElicitation,
+  MCP_NOTIFY_LOGGER,
+  MCP_META_QUESTION,
   type McpElicitor,
   type McpServeInteractionsOptions,
 } from './serve/mcpServeInteractions';

@@ -1,9 +1,9 @@
 import { injectable } from 'inversify';
 import { createServiceId } from '../../di/serviceId';
 
-/** The time (App scope): services that measure durations (goal budgets) read it here, so tests rebind a fake. */
+/** Wall-clock time (App scope): services that measure windows and budgets read it here, so tests rebind a fake. */
 export interface IClock {
-  /** Epoch milliseconds. */
+  /** Milliseconds since the epoch. */
   now(): number;
 }
 export const IClock = createServiceId<IClock>('Clock');

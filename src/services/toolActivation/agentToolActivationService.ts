@@ -7,6 +7,7 @@ import type { AgentToolContribution, ServiceAccessor } from '../../di/toolContri
 import { IAgentToolPolicyService } from '../toolPolicy/toolPolicy';
 import type { ToolPolicyLayerName } from '../../toolPolicy/evaluate';
 import { IAgentToolExecutorService } from '../executor/toolExecutor';
+import { ISessionInteractionService } from '../interaction/interaction';
 import { IAgentRuntimeService } from '../runtime/runtime';
 import { IBuiltinToolAssemblyService } from '../toolAssembly/builtinToolAssembly';
 import { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
@@ -38,6 +39,9 @@ export class AgentToolActivationService implements IAgentToolActivationService {
   readonly onDidFail = this.failed.event;
   private readonly computation = new RerunUntilStable(() => this.computeOnce());
   private disposed = false;
+  /** The host whose availability events are followed; a host rebound later is picked up at the next computation. */
+  private watchedHost: ISessionInteractionService | undefined;
+  private hostWatch: IDisposable | undefined;
 
   constructor(
     @inject(IBuiltinToolAssemblyService) private readonly assembly: IBuiltinToolAssemblyService,
@@ -70,6 +74,7 @@ export class AgentToolActivationService implements IAgentToolActivationService {
   }
 
   private computeOnce(): void {
+    this.watchHost();
     const contributions = this.assembly.contributions;
     const eligible = new Map<string, AgentToolContribution>();
     this.statuses.clear();
@@ -91,6 +96,20 @@ export class AgentToolActivationService implements IAgentToolActivationService {
       }
       this.activate(contribution);
     }
+  }
+
+  /** Follows the bound host's availability (`canRequest`), an input of `when` predicates like AskUserQuestion's. */
+  private watchHost(): void {
+    let host: ISessionInteractionService;
+    try {
+      host = this.services.get(ISessionInteractionService);
+    } catch {
+      return;
+    }
+    if (host === this.watchedHost) return;
+    this.hostWatch?.dispose();
+    this.watchedHost = host;
+    this.hostWatch = host.onDidChangeAvailability?.(() => this.recompute());
   }
 
   private describeInactive(name: string): string | undefined {
@@ -161,6 +180,7 @@ export class AgentToolActivationService implements IAgentToolActivationService {
   dispose(): void {
     this.disposed = true;
     this.disposables.dispose();
+    this.hostWatch?.dispose();
     for (const entry of this.active.values()) entry.registration.dispose();
     this.active.clear();
     this.failed.dispose();

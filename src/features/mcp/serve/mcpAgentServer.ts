@@ -133,7 +133,8 @@ export class McpAgentServer {
     this.server = new (mcpSdk.server().Server)(
       { name: options.name ?? 'toolhost', version: options.version ?? packageVersion() },
       {
-        capabilities: { tools: { listChanged: true } },
+        // logging: NotifyUser's notifications go to the client as log messages.
+        capabilities: { tools: { listChanged: true }, logging: {} },
         instructions:
           `The tools of an AI coding agent (toolhost), working in ${cwd}. Relative paths resolve against that ` +
           'directory; paths outside it must be absolute. Calls that change files or run commands may need approval.',
@@ -149,6 +150,8 @@ export class McpAgentServer {
       // the first request a server sends gets id 0. A ping takes that id, so that cancelling a
       // tools/call also cancels the approval elicitation it is waiting for.
       this.server.ping().catch(() => undefined);
+      // The client's capabilities are known now: AskUserQuestion and NotifyUser may become active.
+      options.interactions?.clientChanged();
       const client = this.server.getClientVersion();
       const asks = options.interactions?.approvesAll
         ? 'approves every call (--yes)'
@@ -409,6 +412,8 @@ export class McpAgentServer {
   private elicitor(): McpElicitor {
     return {
       canElicit: () => this.canElicit(),
+      canNotify: () => this.server.getClientVersion() !== undefined,
+      notify: (params) => this.server.sendLoggingMessage(params),
       elicit: (params: ElicitRequestFormParams, options): Promise<ElicitResult> => {
         const state = this.calls.get(options.toolCallId);
         return this.server.elicitInput(params, {

@@ -1,5 +1,6 @@
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Container } from 'inversify';
+import { Emitter } from '../../../base/event';
 import {
   ISessionInteractionService,
   NoInteractionHostError,
@@ -8,14 +9,22 @@ import {
   type InteractionKind,
   type InteractionRequest,
   type InteractionResponse,
+  type NotificationRequest,
+  type QuestionAnswer,
+  type QuestionRequest,
+  type QuestionResponse,
 } from '../../../services/interaction/interaction';
 import type { ToolInputDisplay } from '../../../tool/display';
 
-/** Who can put a question to the person behind the MCP client (the server, once a client is connected). */
+/** Who can reach the person behind the MCP client (the server, once a client is connected). */
 export interface McpElicitor {
   /** The connected client declared form elicitation. */
   canElicit(): boolean;
   elicit(params: ElicitRequestFormParams, options: { readonly signal: AbortSignal; readonly toolCallId: string }): Promise<ElicitResult>;
+  /** A client is connected, so a log message reaches it. */
+  canNotify(): boolean;
+  /** Sends an MCP log message (`notifications/message`). */
+  notify(params: LoggingMessageNotification['params']): Promise<void>;
 }
 
 export interface McpServeInteractionsOptions {
@@ -138,6 +147,57 @@ export function approvalFromElicitation(result: ElicitResult): ApprovalResponse 
   return { decision: 'reject', feedback: 'The approval form came back without a decision.' };
 }
 
+/** The `logger` of the log messages NotifyUser sends. */
+export const MCP_NOTIFY_LOGGER = 'toolhost/notify';
+
+/** The `_meta` key of a question elicitation: the questions in machine-readable form. */
+export const MCP_META_QUESTION = 'toolhost/question';
+
+const questionKey = (index: number) => `q${index + 1}`;
+const otherKey = (index: number) => `q${index + 1}_other`;
+
+/**
+ * The form elicitation for AskUserQuestion: per question a choice (`qN`, a list for multi-select)
+ * and an optional free-text answer (`qN_other`), the "Other" of the terminal.
+ */
+export function questionElicitation(request: QuestionRequest): ElicitRequestFormParams {
+  const properties: ElicitRequestFormParams['requestedSchema']['properties'] = {};
+  request.questions.forEach((q, i) => {
+    const labels = q.options.map((o) => o.label);
+    const described = q.options.map((o) => `${o.label}${o.description ? `: ${o.description}` : ''}`).join('; ');
+    properties[questionKey(i)] = q.multiSelect
+      ? { type: 'array', title: q.header, description: `${q.question} (pick any) ${described}`, items: { type: 'string', enum: labels } }
+      : { type: 'string', title: q.header, description: `${q.question} ${described}`, enum: labels };
+    properties[otherKey(i)] = { type: 'string', title: `${q.header}: other answer (optional)`, description: `Your own answer to: ${q.question}` };
+  });
+  const message = [
+    request.questions.length === 1 ? 'The agent asks:' : `The agent asks ${request.questions.length} questions:`,
+    ...request.questions.map((q, i) => `${i + 1}. [${q.header}] ${q.question}`),
+    'Pick an option or type your own answer. Declining tells the agent not to assume an answer.',
+  ].join('\n');
+  return {
+    mode: 'form',
+    message,
+    requestedSchema: { type: 'object', properties },
+    _meta: { [MCP_META_QUESTION]: { toolCallId: request.toolCallId, questions: request.questions } },
+  };
+}
+
+/** What the person's answer to a question elicitation means; a question left empty fails (the agent must not guess). */
+export function questionFromElicitation(request: QuestionRequest, result: ElicitResult): QuestionResponse {
+  if (result.action !== 'accept') return { status: 'dismissed' };
+  const content = result.content ?? {};
+  const answers = request.questions.map((q, i): QuestionAnswer => {
+    const picked = content[questionKey(i)];
+    const selected = (Array.isArray(picked) ? picked : picked === undefined || picked === '' ? [] : [picked]).filter((v): v is string => typeof v === 'string');
+    const other = content[otherKey(i)];
+    return typeof other === 'string' && other.trim() !== '' ? { selected, other: other.trim() } : { selected };
+  });
+  const unanswered = answers.findIndex((a) => a.selected.length === 0 && a.other === undefined);
+  if (unanswered >= 0) throw new Error(`the form came back without an answer to ${JSON.stringify(request.questions[unanswered]!.question)}`);
+  return { status: 'answered', answers };
+}
+
 export const SERVE_UNAVAILABLE_HINT = 'start "toolhost mcp serve" with --yes to approve every call, or connect from an MCP client that supports elicitation';
 
 /**
@@ -149,6 +209,8 @@ export const SERVE_UNAVAILABLE_HINT = 'start "toolhost mcp serve" with --yes to 
 export class McpServeInteractions implements ISessionInteractionService {
   readonly unavailableHint = SERVE_UNAVAILABLE_HINT;
   private elicitor: McpElicitor | undefined;
+  private readonly availability = new Emitter<void>();
+  readonly onDidChangeAvailability = this.availability.event;
 
   constructor(private readonly options: McpServeInteractionsOptions = {}) {}
 
@@ -168,14 +230,45 @@ export class McpServeInteractions implements ISessionInteractionService {
   /** Attaches the server that can ask the client; undefined detaches it. */
   setElicitor(elicitor: McpElicitor | undefined): void {
     this.elicitor = elicitor;
+    this.availability.fire();
+  }
+
+  /** The client connected or went away: what `canRequest` answers may have changed (the agent's tools follow). */
+  clientChanged(): void {
+    this.availability.fire();
   }
 
   canRequest(kind: InteractionKind): boolean {
-    if (kind !== 'approval') return this.options.delegate?.canRequest(kind) === true;
-    return this.options.approveAll === true || this.elicitor?.canElicit() === true;
+    const delegated = this.options.delegate?.canRequest(kind) === true;
+    switch (kind) {
+      case 'approval':
+        return this.options.approveAll === true || this.elicitor?.canElicit() === true;
+      case 'question':
+        // --yes approves calls; it never answers a question for the person.
+        return this.elicitor?.canElicit() === true || delegated;
+      case 'notification':
+        return this.elicitor?.canNotify() === true || delegated;
+      default:
+        return delegated;
+    }
   }
 
   async request<K extends InteractionKind>(request: InteractionRequest<K> & { readonly kind: K }, signal: AbortSignal): Promise<InteractionResponse<K>> {
+    const elicitor = this.elicitor;
+    if (request.kind === 'question' && elicitor?.canElicit()) {
+      const question = request as QuestionRequest;
+      const result = await elicitor.elicit(questionElicitation(question), { signal, toolCallId: question.toolCallId });
+      return questionFromElicitation(question, result) as InteractionResponse<K>;
+    }
+    if (request.kind === 'notification' && elicitor?.canNotify()) {
+      const notification = request as NotificationRequest;
+      await elicitor.notify({
+        level: notification.severity ?? 'info',
+        logger: MCP_NOTIFY_LOGGER,
+        data: notification.body !== undefined ? { title: notification.title, body: notification.body } : { title: notification.title },
+      });
+      return undefined as InteractionResponse<K>;
+    }
     if (request.kind !== 'approval') {
       const delegate = this.options.delegate;
       if (delegate?.canRequest(request.kind)) return delegate.request<K>(request, signal);
@@ -183,7 +276,6 @@ export class McpServeInteractions implements ISessionInteractionService {
     }
     const approval = request as ApprovalRequest;
     if (this.options.approveAll) return { decision: 'approve' } satisfies ApprovalResponse as InteractionResponse<K>;
-    const elicitor = this.elicitor;
     if (!elicitor?.canElicit()) throw new NoInteractionHostError('The MCP client cannot be asked (it did not declare elicitation).');
     const result = await elicitor.elicit(approvalElicitation(approval), { signal, toolCallId: approval.toolCallId });
     return approvalFromElicitation(result) as InteractionResponse<K>;

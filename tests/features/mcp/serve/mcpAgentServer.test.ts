@@ -33,7 +33,8 @@ describe('tools/list', () => {
   test('serves the active tools with their description, an object input schema without $schema, and annotations', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, builtins: true, tools: [echoTool] }));
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Echo', 'Edit', 'GetGoal', 'Glob', 'Grep', 'Read', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
+    // NotifyUser: a connected client takes log messages. AskUserQuestion: absent, this client has no elicitation.
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Echo', 'Edit', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
     expect(tools.find((t) => t.name === 'Echo')).toEqual({
       name: 'Echo',
       description: 'Test tool Echo.',
@@ -53,9 +54,9 @@ describe('tools/list', () => {
     expect(tools.find((t) => t.name === 'Bash')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });
 
-  test('the server declares tools with listChanged and gives instructions naming the workspace', async () => {
+  test('the server declares tools with listChanged and logging (NotifyUser) and gives instructions naming the workspace', async () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [echoTool] }));
-    expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
+    expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
     expect(h.client.getServerVersion()?.name).toBe('toolhost');
     expect(h.client.getInstructions()).toContain(`working in ${fx.dir}. Relative paths resolve against that directory`);
   });

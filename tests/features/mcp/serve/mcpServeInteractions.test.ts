@@ -104,6 +104,8 @@ describe('McpServeInteractions', () => {
         asked.push(`${options.toolCallId}: ${params.message.split('\n')[0]}`);
         return { action: 'accept', content: { decision: 'approve_session' } };
       },
+      canNotify: () => false,
+      notify: async () => undefined,
     });
     expect(interactions.canRequest('approval')).toBe(false);
     await expect(interactions.request(request(), signal)).rejects.toBeInstanceOf(NoInteractionHostError);
