@@ -1,4 +1,5 @@
 import type { Feature, FeatureConfigInput } from '../di/feature';
+import { createHooksFeature } from '../features/hooks/hooksFeature';
 import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
@@ -7,7 +8,7 @@ import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createMcpFeature(), createHooksFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {
