@@ -6,8 +6,6 @@ import { compileToolMatcher } from './toolMatcher';
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 export const MAX_HOOK_TIMEOUT_SECONDS = 3600;
 
-const EVENTS = ['PreToolUse', 'PostToolUse'] as const;
-
 /** One hook of a group: `{type: "command", command, timeout?}` (timeout in seconds, as in Claude Code). */
 export const CommandHookConfigSchema = z.strictObject({
   type: z.literal('command', { error: 'only "command" hooks are supported (type: "command")' }),
@@ -37,18 +35,10 @@ export const HookMatcherGroupSchema = z.strictObject({
 });
 
 /** `hooks`: the event's groups, in the shape of Claude Code's settings. */
-export const HooksConfigSchema = z.strictObject(
-  {
-    PreToolUse: z.array(HookMatcherGroupSchema).default([]).describe('Before approval: a hook can allow, deny or ask, or block with exit code 2.'),
-    PostToolUse: z.array(HookMatcherGroupSchema).default([]).describe('After a call ran: a hook can add context or feedback for the model.'),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `the hook event${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} ${issue.keys.length > 1 ? 'are' : 'is'} not supported; toolhost runs ${EVENTS.join(' and ')} hooks`
-        : undefined,
-  },
-);
+export const HooksConfigSchema = z.strictObject({
+  PreToolUse: z.array(HookMatcherGroupSchema).default([]).describe('Before approval: a hook can allow, deny or ask, or block with exit code 2.'),
+  PostToolUse: z.array(HookMatcherGroupSchema).default([]).describe('After a call ran: a hook can add context or feedback for the model.'),
+});
 
 export const hooksConfig = defineConfigSection(
   'hooks',
@@ -59,4 +49,5 @@ export type CommandHookConfig = z.output<typeof CommandHookConfigSchema>;
 export type HookMatcherGroup = z.output<typeof HookMatcherGroupSchema>;
 export type HooksConfig = z.output<typeof HooksConfigSchema>;
 export type HooksConfigInput = z.input<typeof HooksConfigSchema>;
-export type HookEventName = (typeof EVENTS)[number];
+/** The events hooks run for; other Claude Code events (Stop, SessionStart …) are config errors. */
+export type HookEventName = keyof HooksConfig;
