@@ -55,6 +55,28 @@ export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: Prepa
   }
 }
 
+/**
+ * A hook's context: the call's info field by field, then the hook's own members. Made on every
+ * call a hook runs for; a spread of the info itself (whose shape varies between tools) costs
+ * several times more.
+ */
+export function hookContext<E extends object>(info: ToolCallInfo, extra: E): ToolCallInfo & E {
+  const base = {
+    toolCallId: info.toolCallId,
+    name: info.name,
+    args: info.args,
+    tool: info.tool,
+    source: info.source,
+    execution: info.execution,
+    defaultApproval: info.defaultApproval,
+    accesses: info.accesses,
+    batch: info.batch,
+    signal: info.signal,
+    ...extra,
+  };
+  return base as ToolCallInfo & E;
+}
+
 /** Work handed to `waitUntil`, tracked at once: one that rejects after its call was settled is no unhandled rejection. */
 function tracked(work: unknown): Promise<unknown> {
   const settled = new Promise<unknown>((resolve) => resolve(work));
@@ -79,8 +101,7 @@ async function runBeforeHooks(
   // One context per call, made only when a listener needs it.
   let ctx: BeforeExecuteContext | undefined;
   const context = (): BeforeExecuteContext =>
-    (ctx ??= {
-      ...info,
+    (ctx ??= hookContext(info, {
       veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
         veto ??= { result, outcome: VETO_OUTCOMES.includes(outcome) ? outcome : 'vetoed' };
       },
@@ -93,7 +114,7 @@ async function runBeforeHooks(
       waitUntil: (work: Promise<unknown>) => {
         (waits ??= []).push(tracked(work));
       },
-    });
+    }));
   const runOne = (hook: OrderedHook<BeforeExecuteListener>) =>
     runBeforeHook(hook, info, context(), watch, () => waits, () => (waits = undefined));
 
@@ -149,7 +170,7 @@ async function runBeforeHook(
 async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[], watch: AbortWatch): Promise<Stop | undefined> {
   for (const hook of hooks) {
     const waits: Promise<unknown>[] = [];
-    const ctx: WillExecuteContext = { ...info, waitUntil: (work) => void waits.push(tracked(work)) };
+    const ctx: WillExecuteContext = hookContext(info, { waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)) });
     try {
       const returned = hook.listener(ctx);
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
