@@ -131,6 +131,13 @@ describe('ShellProcess', () => {
     expect((await proc.done).exitCode).toBe(3);
   });
 
+  test('without the /proc scan on exit, what the shell left in its group is still stopped', async () => {
+    const { proc, chunks } = shell('sleep 1000 & echo $!', { findEscapedOnExit: false });
+    const exit = await proc.done;
+    expect(exit).toMatchObject({ exitCode: 0, leftoversStopped: true });
+    expect(isAlive(Number(chunks[0]![1]))).toBe(false);
+  });
+
   test('a shell that cannot start resolves with the error', async () => {
     const { proc } = shell('true', { shell: nodePath.join(dir.path, 'no-such-shell') });
     const exit = await proc.done;

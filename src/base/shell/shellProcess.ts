@@ -18,6 +18,11 @@ export interface ShellProcessOptions {
   readonly killGraceMs: number;
   /** Stop processes the shell left running (in its group or marked as its own) once it exits (default true). */
   readonly stopLeftovers?: boolean;
+  /**
+   * With stopLeftovers, also look for processes that left the group (`setsid`) after a normal exit:
+   * one pass over /proc, a few ms on a busy machine (default true). A kill always looks for them.
+   */
+  readonly findEscapedOnExit?: boolean;
   /** Written to the shell's stdin, which is then closed; without it stdin is closed from the start. */
   readonly stdin?: string;
   /** Each chunk of output, in arrival order. */
@@ -228,7 +233,7 @@ export class ShellProcess {
     this.finishing = true;
     const pid = this.child.pid!;
     if (this.killReason === undefined && this.options.stopLeftovers !== false) {
-      const escaped = this.findEscaped();
+      const escaped = this.options.findEscapedOnExit === false ? [] : this.findEscaped();
       if (isProcessGroupAlive(pid) || escaped.length > 0) {
         this.leftoversStopped = true;
         this.stop('leftovers', escaped);

@@ -73,6 +73,9 @@ export async function runHookCommand(options: HookCommandOptions): Promise<HookC
     stdin: options.stdin,
     drainMs: HOOK_DRAIN_MS,
     killGraceMs: HOOK_KILL_GRACE_MS,
+    // Hooks run for every matching call: after a normal exit only the group's leftovers are
+    // stopped, without the /proc scan for escaped ones (a timeout or an abort still does it).
+    findEscapedOnExit: false,
     onData: (chunk, stream) => (stream === 'stdout' ? stdout : stderr).add(chunk),
   });
   const timer = setTimeout(() => {
