@@ -26,30 +26,39 @@ function agentWith(hooks: HooksConfigInput) {
   return { app, agent: app.createAgent({ cwd: process.cwd() }) };
 }
 
-/** Per-call cost of configured hooks that match no call: batches of no-op calls, alternating A/B. */
+/**
+ * Per-call cost of configured hooks that match no call: batches of 10 no-op calls (a model's batch
+ * size), 41 rounds of 100 batches, A-B then B-A so neither side always runs second.
+ */
 async function noMatch(): Promise<string[][]> {
   const none = agentWith({});
   const unmatched = { type: 'command' as const, command: 'exit 2' };
   const configured = agentWith({ PreToolUse: [{ matcher: 'Bash|Write', hooks: [unmatched] }, { matcher: '^mcp__x__.*', hooks: [unmatched] }], PostToolUse: [{ matcher: 'Edit', hooks: [unmatched] }] });
-  const batchSize = 1000;
+  const batchSize = 10;
+  const batches = 100;
   const calls: ToolCall[] = Array.from({ length: batchSize }, (_, i) => ({ id: `c${i}`, name: 'Noop', arguments: `{"n":${i}}` }));
-  const run = async (agent: typeof none.agent) => {
-    const results = await agent.executor.execute(calls);
-    if (results.some((r) => r.outcome !== 'executed')) throw new Error('a call did not run');
+  const round = async (agent: typeof none.agent): Promise<number> => {
+    const t = nowMs();
+    for (let i = 0; i < batches; i++) {
+      const results = await agent.executor.execute(calls);
+      if (results.some((r) => r.outcome !== 'executed')) throw new Error('a call did not run');
+    }
+    return ((nowMs() - t) * 1000) / (batches * batchSize);
   };
   for (let i = 0; i < 5; i++) {
-    await run(none.agent);
-    await run(configured.agent);
+    await round(none.agent);
+    await round(configured.agent);
   }
   const a: number[] = [];
   const b: number[] = [];
-  for (let round = 0; round < 21; round++) {
-    let t = nowMs();
-    await run(none.agent);
-    a.push(((nowMs() - t) * 1000) / batchSize);
-    t = nowMs();
-    await run(configured.agent);
-    b.push(((nowMs() - t) * 1000) / batchSize);
+  for (let r = 0; r < 41; r++) {
+    if (r % 2 === 0) {
+      a.push(await round(none.agent));
+      b.push(await round(configured.agent));
+    } else {
+      b.push(await round(configured.agent));
+      a.push(await round(none.agent));
+    }
   }
   await none.app.dispose();
   await configured.app.dispose();
@@ -93,7 +102,7 @@ async function matching(): Promise<string[][]> {
 }
 
 export async function hooksBench(): Promise<void> {
-  console.log('\n## Command hooks: hooks configured that match no call, µs per call (batches of 1000 no-op calls, 21 alternating rounds)');
+  console.log('\n## Command hooks: hooks configured that match no call, µs per call (batches of 10 no-op calls, 41 alternating rounds)');
   console.log(table(['case', 'µs/call', 'added µs', 'ratio'], await noMatch()));
   console.log('Aim: at most 5 µs added per call.');
   console.log('\n## Command hooks: a matching hook against a bare spawn of its command (60 alternating runs, medians)');

@@ -120,7 +120,8 @@ async function runBeforeHooks(
 
   let at = 0;
   for (; at < hooks.length && hooks[at]!.order < APPROVAL_ORDER; at++) {
-    const failure = await runOne(hooks[at]!);
+    const ran = runOne(hooks[at]!);
+    const failure = ran instanceof Promise ? await ran : ran;
     if (failure) return failure;
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) return { proceed: true, metadata, approvedBy: undefined };
@@ -136,7 +137,8 @@ async function runBeforeHooks(
     return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
   }
   for (; at < hooks.length; at++) {
-    const failure = await runOne(hooks[at]!);
+    const ran = runOne(hooks[at]!);
+    const failure = ran instanceof Promise ? await ran : ran;
     if (failure) return failure;
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) break;
@@ -144,26 +146,50 @@ async function runBeforeHooks(
   return { proceed: true, metadata, approvedBy };
 }
 
-/** Runs one listener and the work it handed to `waitUntil`; a throw or rejection ends the call. */
-async function runBeforeHook(
+/**
+ * Runs one listener and the work it handed to `waitUntil`; a throw or rejection ends the call. A
+ * listener that decides synchronously and hands over no work is answered without an await, so a
+ * hook that lets most calls through (no matching command hook) costs them almost nothing.
+ */
+function runBeforeHook(
   hook: OrderedHook<BeforeExecuteListener>,
   info: ToolCallInfo,
   ctx: BeforeExecuteContext,
   watch: AbortWatch,
   pendingWaits: () => Promise<unknown>[] | undefined,
   clearWaits: () => void,
-): Promise<Stop | undefined> {
+): Stop | undefined | Promise<Stop | undefined> {
   clearWaits();
+  let returned: void | Promise<void>;
   try {
-    const returned = hook.listener(ctx);
+    returned = hook.listener(ctx);
+  } catch (error) {
+    return beforeHookFailed(hook, info, error);
+  }
+  if (!returned && !pendingWaits()) return undefined;
+  return settleBeforeHook(hook, info, returned, watch, pendingWaits);
+}
+
+async function settleBeforeHook(
+  hook: OrderedHook<BeforeExecuteListener>,
+  info: ToolCallInfo,
+  returned: void | Promise<void>,
+  watch: AbortWatch,
+  pendingWaits: () => Promise<unknown>[] | undefined,
+): Promise<Stop | undefined> {
+  try {
     if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
     const waits = pendingWaits();
     if (waits && (await watch.untilGraceOver(Promise.all(waits))) === GAVE_UP) return abortedStop(info);
     return undefined;
   } catch (error) {
-    if (info.signal.aborted) return abortedStop(info);
-    return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
+    return beforeHookFailed(hook, info, error);
   }
+}
+
+function beforeHookFailed(hook: OrderedHook<BeforeExecuteListener>, info: ToolCallInfo, error: unknown): Stop {
+  if (info.signal.aborted) return abortedStop(info);
+  return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
 }
 
 /** The first listener that fails ends the call; the later ones are not run. */
