@@ -22,7 +22,7 @@ function bareSpawn(command: string, stdin: string): Promise<void> {
 }
 
 function agentWith(hooks: HooksConfigInput) {
-  const app = createApp({ features: [benchFeature(), createHooksFeature()], config: { hooks } as never });
+  const app = createApp({ features: [benchFeature(), createHooksFeature()], config: { hooks } });
   return { app, agent: app.createAgent({ cwd: process.cwd() }) };
 }
 

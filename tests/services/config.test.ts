@@ -52,6 +52,7 @@ describe('configuration', () => {
       glob: { defaultLimit: 100, timeoutMs: 20_000 },
       grep: { engine: 'auto', timeoutMs: 20_000, maxOutputBytes: 10 * 1024 * 1024, headLimit: 250, maxLineChars: 500, workers: 2 },
       mcpServers: {},
+      hooks: { PreToolUse: [], PostToolUse: [] },
     });
   });
 
@@ -72,7 +73,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, mcpServers)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, mcpServers, hooks)',
     );
   });
 

@@ -1,4 +1,5 @@
 import { inject, injectable, preDestroy } from 'inversify';
+import { errorMessage } from '../../base/errors';
 import { Emitter } from '../../base/event';
 import { DisposableStore } from '../../base/lifecycle';
 import { shellEnvironment } from '../../base/shell/shellEnv';
@@ -164,7 +165,7 @@ export class AgentCommandHooksService implements IAgentCommandHooksService {
           const run = await runHookCommand({ command: hook.command, cwd: this.workspace.cwd, env: this.env!, stdin, timeoutMs: hook.timeout * 1000, signal: info.signal });
           answer = readHookRun(event, run, hook.timeout);
         } catch (error) {
-          answer = { problem: { kind: 'spawn-error', message: `the hook could not be run: ${(error as Error).message}` } };
+          answer = { problem: { kind: 'spawn-error', message: `the hook could not be run: ${errorMessage(error)}` } };
         }
         if (answer.problem) this.report({ event, command: hook.command, toolName: info.name, toolCallId: info.toolCallId, ...answer.problem });
         return answer;

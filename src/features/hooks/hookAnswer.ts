@@ -1,3 +1,4 @@
+import { errorMessage } from '../../base/errors';
 import type { HookEventName } from './hooksConfig';
 import { type HookCommandRun, MAX_HOOK_OUTPUT_BYTES } from './hookCommandRunner';
 
@@ -53,7 +54,7 @@ export function readHookRun(event: HookEventName, run: HookCommandRun, timeoutSe
   try {
     answer = JSON.parse(stdout);
   } catch (error) {
-    return invalid(`its stdout starts with "{" but is not valid JSON (${(error as Error).message})`);
+    return invalid(`its stdout starts with "{" but is not valid JSON (${errorMessage(error)})`);
   }
   return readJsonAnswer(event, answer as Readonly<Record<string, unknown>>);
 }

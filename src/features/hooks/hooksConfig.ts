@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../../base/errors';
 import { defineConfigSection } from '../../di/configSection';
 import { compileToolMatcher } from './toolMatcher';
 
@@ -27,7 +28,7 @@ export const HookMatcherGroupSchema = z.strictObject({
       try {
         compileToolMatcher(matcher);
       } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${(error as Error).message}); write an exact tool name, names separated by |, or a JavaScript regex` });
+        ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${errorMessage(error)}); write an exact tool name, names separated by |, or a JavaScript regex` });
       }
     })
     .describe('Tool names: absent, "" or "*" for all; "Write|Edit" for exact names; otherwise a regex such as "mcp__github__.*".'),

@@ -195,6 +195,14 @@ describe('PreToolUse command hooks', () => {
     expect(problems).toEqual([]);
   });
 
+  test('continue:false from a PreToolUse hook: the call does not run and the turn ends', async () => {
+    const { h } = open(pre(script('stop.sh', `echo '{"continue":false,"stopReason":"budget exhausted"}'`)));
+    const result = await h.call('Echo', {});
+    expect(result).toMatchObject({ outcome: 'vetoed', stopTurn: true });
+    expect(outputText(result.output)).toBe('Tool "Echo" was not run: a PreToolUse hook ended the turn: budget exhausted');
+    expect(ran).toEqual([]);
+  });
+
   test('PreToolUse additionalContext reaches the model with the result', async () => {
     const { h } = open(pre(script('ctx.sh', `echo '{"hookSpecificOutput":{"additionalContext":"remember the style guide"}}'`)));
     const result = await h.call('Echo', {});
