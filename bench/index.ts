@@ -3,6 +3,7 @@ import { activationBench } from './activation.bench';
 import { bashBench } from './bash.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
+import { hooksBench } from './hooks.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
@@ -17,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   executor: executorBench,
   read: readBench,
   files: filesBench,
+  hooks: hooksBench,
   'mcp-serve': mcpServeBench,
   grep: grepBench,
   'grep-files': grepFilesBench,

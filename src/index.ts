@@ -187,7 +187,7 @@ export {
   type ToolCallFinishedEvent,
   type ListenerErrorEvent,
 } from './services/executor/toolExecutor';
-export { IAgentToolApprovalService, type ApprovalReview } from './services/approval/toolApproval';
+export { IAgentToolApprovalService, type ApprovalReview, type ApprovalReviewOptions } from './services/approval/toolApproval';
 export {
   IAgentToolResultTruncationService,
   DEFAULT_TOOL_RESULT_MAX_CHARS,

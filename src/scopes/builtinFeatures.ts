@@ -1,5 +1,6 @@
 import type { Feature, FeatureConfigInput } from '../di/feature';
 import { createGoalFeature } from '../features/goal/goalFeature';
+import { createHooksFeature } from '../features/hooks/hooksFeature';
 import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createTodoFeature } from '../features/todo/todoFeature';
 import { createNotifyFeature } from '../features/notify/notifyFeature';
@@ -11,7 +12,7 @@ import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createHooksFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {

@@ -120,6 +120,24 @@ describe('ShellProcess', () => {
     expect(chunks).toEqual([['stdout', 'hi\n']]);
   });
 
+  test('stdin, when given, reaches the command and is then closed', async () => {
+    const { proc, chunks } = shell('cat; echo "[eof]"', { stdin: '{"a":1}' });
+    expect((await proc.done).exitCode).toBe(0);
+    expect(chunks.map((c) => c[1]).join('')).toBe('{"a":1}[eof]\n');
+  });
+
+  test('a command that exits without reading a large stdin is no error', async () => {
+    const { proc } = shell('exit 3', { stdin: 'x'.repeat(1_000_000) });
+    expect((await proc.done).exitCode).toBe(3);
+  });
+
+  test('without the /proc scan on exit, what the shell left in its group is still stopped', async () => {
+    const { proc, chunks } = shell('sleep 1000 & echo $!', { findEscapedOnExit: false });
+    const exit = await proc.done;
+    expect(exit).toMatchObject({ exitCode: 0, leftoversStopped: true });
+    expect(isAlive(Number(chunks[0]![1]))).toBe(false);
+  });
+
   test('a shell that cannot start resolves with the error', async () => {
     const { proc } = shell('true', { shell: nodePath.join(dir.path, 'no-such-shell') });
     const exit = await proc.done;

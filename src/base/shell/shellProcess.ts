@@ -18,6 +18,13 @@ export interface ShellProcessOptions {
   readonly killGraceMs: number;
   /** Stop processes the shell left running (in its group or marked as its own) once it exits (default true). */
   readonly stopLeftovers?: boolean;
+  /**
+   * With stopLeftovers, also look for processes that left the group (`setsid`) after a normal exit:
+   * one pass over /proc, a few ms on a busy machine (default true). A kill always looks for them.
+   */
+  readonly findEscapedOnExit?: boolean;
+  /** Written to the shell's stdin, which is then closed; without it stdin is closed from the start. */
+  readonly stdin?: string;
   /** Each chunk of output, in arrival order. */
   onData(chunk: Buffer, stream: OutputStreamName): void;
 }
@@ -46,8 +53,8 @@ const AFTER_KILL_WAIT_MS = 2000;
 const MAX_LATE_SCANS = 3;
 
 /**
- * A shell command in its own process group, stdin closed. Completion is the exit of the shell
- * plus a short drain of its pipes, so a background child that keeps a pipe open cannot hang it;
+ * A shell command in its own process group, stdin closed (or given once, then closed).
+ * Completion is the exit of the shell plus a short drain of its pipes, so a background child that keeps a pipe open cannot hang it;
  * processes left in the group are then stopped. `kill` sends SIGTERM to the whole group and
  * SIGKILL after a grace period; `done` resolves once no live process of the group remains.
  *
@@ -86,8 +93,13 @@ export class ShellProcess {
       cwd: options.cwd,
       env: withRunMarker(options.env, this.runId),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined && this.child.stdin) {
+      // A command that exits without reading its input makes the write fail with EPIPE: not our error.
+      this.child.stdin.on('error', () => undefined);
+      this.child.stdin.end(options.stdin);
+    }
     this.streams = [this.child.stdout!, this.child.stderr!];
     if (this.child.pid !== undefined) watchProcessGroup(this.child.pid);
     this.child.on('error', (error) => {
@@ -221,7 +233,7 @@ export class ShellProcess {
     this.finishing = true;
     const pid = this.child.pid!;
     if (this.killReason === undefined && this.options.stopLeftovers !== false) {
-      const escaped = this.findEscaped();
+      const escaped = this.options.findEscapedOnExit === false ? [] : this.findEscaped();
       if (isProcessGroupAlive(pid) || escaped.length > 0) {
         this.leftoversStopped = true;
         this.stop('leftovers', escaped);

@@ -12,7 +12,7 @@ import { type ApprovalRequest, ISessionInteractionService, NoInteractionHostErro
 import { IAgentServiceAccessor } from '../toolActivation/toolActivation';
 import { IAgentWorkspaceService } from '../workspace/workspace';
 import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
-import type { ApprovalReview, IAgentToolApprovalService } from './toolApproval';
+import type { ApprovalReview, IAgentToolApprovalService, ApprovalReviewOptions } from './toolApproval';
 
 const DO_NOT_RETRY = 'Do not retry the same call; choose a different approach or ask the user how to proceed.';
 
@@ -62,9 +62,9 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     );
   }
 
-  async review(call: ToolCallInfo): Promise<ApprovalReview> {
+  async review(call: ToolCallInfo, options: ApprovalReviewOptions = {}): Promise<ApprovalReview> {
     const decision = this.evaluate(call);
-    if (decision.kind === 'allow') return { approved: true, decision };
+    if (decision.kind === 'allow' && options.alwaysAsk !== true) return { approved: true, decision };
     if (decision.kind === 'deny') {
       return {
         approved: false,
@@ -72,17 +72,18 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       };
     }
     if (!this.interactions.canRequest('approval')) return { approved: false, result: this.noHost(call) };
-    const turn = this.hostQueue.then(() => this.ask(call));
+    const turn = this.hostQueue.then(() => this.ask(call, options));
     this.hostQueue = turn.catch(() => undefined);
     return turn;
   }
 
-  private async ask(call: ToolCallInfo): Promise<ApprovalReview> {
+  private async ask(call: ToolCallInfo, options: ApprovalReviewOptions): Promise<ApprovalReview> {
     if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
     // An answer to an earlier request ("approve for this session") may cover this call by now.
-    const now = this.evaluate(call);
-    if (now.kind === 'allow') return { approved: true, decision: now };
-    const description = call.execution.description ?? `Run ${call.name}`;
+    const now = options.alwaysAsk === true ? undefined : this.evaluate(call);
+    if (now?.kind === 'allow') return { approved: true, decision: now };
+    const action = call.execution.description ?? `Run ${call.name}`;
+    const description = options.reason !== undefined ? `${action} (${options.reason})` : action;
     const request: ApprovalRequest = {
       kind: 'approval',
       toolCallId: call.toolCallId,

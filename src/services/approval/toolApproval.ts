@@ -7,6 +7,13 @@ export type ApprovalReview =
   | { readonly approved: true; readonly decision: ApprovalDecision | { kind: 'asked'; answer: 'approve' | 'approve_session' } }
   | { readonly approved: false; readonly result: ToolResult; readonly aborted?: boolean };
 
+export interface ApprovalReviewOptions {
+  /** Ask the host even when a rule, a grant or the tool's default would allow the call (deny rules still deny). */
+  readonly alwaysAsk?: boolean;
+  /** Why it is asked, added to the request's description. */
+  readonly reason?: string;
+}
+
 /**
  * Approval (Agent scope): config `approval` rules, session grants, the tool's default, and the
  * host. With no host to ask, the answer is a denial, never a silent approval. The executor consults
@@ -16,7 +23,7 @@ export interface IAgentToolApprovalService {
   /** The rule-based decision alone, without asking anyone. */
   evaluate(call: ToolCallInfo): ApprovalDecision;
   /** Decides, asking the host when needed; host requests go one at a time, in call order. */
-  review(call: ToolCallInfo): Promise<ApprovalReview>;
+  review(call: ToolCallInfo, options?: ApprovalReviewOptions): Promise<ApprovalReview>;
   readonly sessionGrants: readonly string[];
   grantForSession(rule: string): void;
   revokeSessionGrant(rule: string): void;

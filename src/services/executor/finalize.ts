@@ -3,6 +3,7 @@ import type { IAgentToolResultTruncationService } from '../truncation/toolResult
 import { type AbortWatch, GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
+import { hookContext } from './prepare';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
 import type { DidExecuteContext, DidExecuteListener, ToolCall, ToolCallInfo, ToolCallResult } from './toolExecutor';
 
@@ -74,7 +75,7 @@ async function runDidHooks(
 ): Promise<CallEnd> {
   let result = end.result;
   for (const hook of hooks) {
-    const ctx: DidExecuteContext = { ...info, outcome: end.outcome, result, stopTurn: requestStopTurn };
+    const ctx: DidExecuteContext = hookContext(info, { outcome: end.outcome, result, stopTurn: requestStopTurn });
     try {
       const returned = hook.listener(ctx);
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedEnd(info.name);

@@ -55,6 +55,28 @@ export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: Prepa
   }
 }
 
+/**
+ * A hook's context: the call's info field by field, then the hook's own members. Made on every
+ * call a hook runs for; a spread of the info itself (whose shape varies between tools) costs
+ * several times more.
+ */
+export function hookContext<E extends object>(info: ToolCallInfo, extra: E): ToolCallInfo & E {
+  const base = {
+    toolCallId: info.toolCallId,
+    name: info.name,
+    args: info.args,
+    tool: info.tool,
+    source: info.source,
+    execution: info.execution,
+    defaultApproval: info.defaultApproval,
+    accesses: info.accesses,
+    batch: info.batch,
+    signal: info.signal,
+    ...extra,
+  };
+  return base as ToolCallInfo & E;
+}
+
 /** Work handed to `waitUntil`, tracked at once: one that rejects after its call was settled is no unhandled rejection. */
 function tracked(work: unknown): Promise<unknown> {
   const settled = new Promise<unknown>((resolve) => resolve(work));
@@ -79,8 +101,7 @@ async function runBeforeHooks(
   // One context per call, made only when a listener needs it.
   let ctx: BeforeExecuteContext | undefined;
   const context = (): BeforeExecuteContext =>
-    (ctx ??= {
-      ...info,
+    (ctx ??= hookContext(info, {
       veto: (result: ToolResult, outcome: ToolCallOutcome = 'vetoed') => {
         veto ??= { result, outcome: VETO_OUTCOMES.includes(outcome) ? outcome : 'vetoed' };
       },
@@ -93,13 +114,14 @@ async function runBeforeHooks(
       waitUntil: (work: Promise<unknown>) => {
         (waits ??= []).push(tracked(work));
       },
-    });
+    }));
   const runOne = (hook: OrderedHook<BeforeExecuteListener>) =>
     runBeforeHook(hook, info, context(), watch, () => waits, () => (waits = undefined));
 
   let at = 0;
   for (; at < hooks.length && hooks[at]!.order < APPROVAL_ORDER; at++) {
-    const failure = await runOne(hooks[at]!);
+    const ran = runOne(hooks[at]!);
+    const failure = ran instanceof Promise ? await ran : ran;
     if (failure) return failure;
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) return { proceed: true, metadata, approvedBy: undefined };
@@ -115,7 +137,8 @@ async function runBeforeHooks(
     return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
   }
   for (; at < hooks.length; at++) {
-    const failure = await runOne(hooks[at]!);
+    const ran = runOne(hooks[at]!);
+    const failure = ran instanceof Promise ? await ran : ran;
     if (failure) return failure;
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) break;
@@ -123,33 +146,57 @@ async function runBeforeHooks(
   return { proceed: true, metadata, approvedBy };
 }
 
-/** Runs one listener and the work it handed to `waitUntil`; a throw or rejection ends the call. */
-async function runBeforeHook(
+/**
+ * Runs one listener and the work it handed to `waitUntil`; a throw or rejection ends the call. A
+ * listener that decides synchronously and hands over no work is answered without an await, so a
+ * hook that lets most calls through (no matching command hook) costs them almost nothing.
+ */
+function runBeforeHook(
   hook: OrderedHook<BeforeExecuteListener>,
   info: ToolCallInfo,
   ctx: BeforeExecuteContext,
   watch: AbortWatch,
   pendingWaits: () => Promise<unknown>[] | undefined,
   clearWaits: () => void,
-): Promise<Stop | undefined> {
+): Stop | undefined | Promise<Stop | undefined> {
   clearWaits();
+  let returned: void | Promise<void>;
   try {
-    const returned = hook.listener(ctx);
+    returned = hook.listener(ctx);
+  } catch (error) {
+    return beforeHookFailed(hook, info, error);
+  }
+  if (!returned && !pendingWaits()) return undefined;
+  return settleBeforeHook(hook, info, returned, watch, pendingWaits);
+}
+
+async function settleBeforeHook(
+  hook: OrderedHook<BeforeExecuteListener>,
+  info: ToolCallInfo,
+  returned: void | Promise<void>,
+  watch: AbortWatch,
+  pendingWaits: () => Promise<unknown>[] | undefined,
+): Promise<Stop | undefined> {
+  try {
     if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
     const waits = pendingWaits();
     if (waits && (await watch.untilGraceOver(Promise.all(waits))) === GAVE_UP) return abortedStop(info);
     return undefined;
   } catch (error) {
-    if (info.signal.aborted) return abortedStop(info);
-    return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
+    return beforeHookFailed(hook, info, error);
   }
+}
+
+function beforeHookFailed(hook: OrderedHook<BeforeExecuteListener>, info: ToolCallInfo, error: unknown): Stop {
+  if (info.signal.aborted) return abortedStop(info);
+  return stop(toolError(`onBeforeExecuteTool hook "${hook.name}" failed for tool "${info.name}": ${describeError(error)}`), 'vetoed');
 }
 
 /** The first listener that fails ends the call; the later ones are not run. */
 async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[], watch: AbortWatch): Promise<Stop | undefined> {
   for (const hook of hooks) {
     const waits: Promise<unknown>[] = [];
-    const ctx: WillExecuteContext = { ...info, waitUntil: (work) => void waits.push(tracked(work)) };
+    const ctx: WillExecuteContext = hookContext(info, { waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)) });
     try {
       const returned = hook.listener(ctx);
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);
