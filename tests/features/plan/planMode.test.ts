@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { IAgentPlanModeService, type ModeChangedEvent } from '../../../src/features/plan/contract';
 import { createPlanFeature } from '../../../src/features/plan/planFeature';
+import { planModeRefusal } from '../../../src/features/plan/planGuard';
 import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
+import { ToolAccesses } from '../../../src/tool/accesses';
 import type { PlanReviewResponse } from '../../../src/services/interaction/interaction';
 import { outputText } from '../../../src/tool/contract';
 import { type Harness, useAgent } from '../../helpers/agentHarness';
@@ -115,6 +117,22 @@ describe('the plan guard, through the executor with an approver that approves ev
     expect(fs.readFileSync(planFile, 'utf8')).toBe('# Plan\n\n1. first step\n');
   });
 
+  test('AskUserQuestion (state user/question) passes', async () => {
+    const host = new FakeHost({ approval: approve, plan_review: approvePlan, question: () => ({ status: 'answered', answers: [{ selected: ['A'] }] }) });
+    const h = fx.open({ id: 'main', builtins: true, interactions: host });
+    await enter(h);
+    const asked = await h.call('AskUserQuestion', { questions: [{ question: 'Which one?', header: 'Pick', options: [{ label: 'A' }, { label: 'B' }] }] });
+    expect([asked.outcome, asked.isError]).toEqual(['executed', false]);
+  });
+
+  test('a PreToolUse hook that allows a write cannot let it through either', async () => {
+    const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } });
+    const { h } = open(approvePlan, { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: `echo '${allow}'` }] }] } });
+    await enter(h);
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+    expect(fs.existsSync(nodePath.join(fx.dir, 'b.txt'))).toBe(false);
+  });
+
   test('outside plan mode nothing is vetoed', async () => {
     const { h } = open();
     expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
@@ -201,4 +219,17 @@ describe('ExitPlanMode', () => {
 test('the plan feature alone builds an agent (no other builtin needed)', async () => {
   const h = fx.open({ id: 'solo', features: [createPlanFeature()], interactions: new FakeHost({ plan_review: approvePlan }) });
   expect((await h.call('EnterPlanMode', {})).isError).toBe(false);
+});
+
+describe('planModeRefusal', () => {
+  const plan = '/data/plans/plan-1.md';
+  test.each([
+    ['an MCP tool, whatever it declares', { name: 'mcp__gh__get', source: 'mcp' as const, accesses: [ToolAccesses.network()] }, 'mcp__gh__get (an MCP tool) may write anything'],
+    ['a recursive write over the plans folder', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeTree('/data/plans')] }, 'T would write /data/plans'],
+    ['a write of state mode by another tool', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeState('mode')] }, 'T would write state "mode"'],
+    ['all', { name: 'T', source: 'user' as const, accesses: ToolAccesses.all() }, 'T would write anything (it does not declare a bounded set of reads)'],
+    ['the plan file and state user/question', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeFile(plan), ToolAccesses.writeState('user/question'), ToolAccesses.readTree('/')] }, undefined],
+  ])('%s', (_label, call, expected) => {
+    expect(planModeRefusal(call, plan)).toBe(expected);
+  });
 });
