@@ -31,6 +31,7 @@ import {
 
 const ANNOTATIONS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 export const NO_REVIEWER_MESSAGE = 'No one can review the plan here; plan mode stays on. Ask the user in plain text, or run with plan.autoApprove.';
+export const PLAN_STARTED_SKIP_MESSAGE = 'Skipped: plan mode started; call it again if it is read-only.';
 export const AUTO_APPROVED_LABEL = 'auto-approved, not reviewed by a person';
 
 @injectable()
@@ -54,6 +55,7 @@ export class EnterPlanModeTool implements ExecutableTool<EnterPlanModeInput> {
       approvalRule: ENTER_PLAN_MODE_NAME,
       // Later calls were chosen before the mode was on: the guard must see them again.
       stopBatchAfterThis: true,
+      skippedMessage: PLAN_STARTED_SKIP_MESSAGE,
       execute: async (): Promise<ToolResult> => {
         try {
           const generation = this.runtime.generation;

@@ -38,6 +38,7 @@ describe('EnterPlanMode', () => {
       { id: 'r', name: 'Read', arguments: JSON.stringify({ path: 'a.txt' }) },
     ]);
     expect(results.map((r) => r.outcome)).toEqual(['executed', 'skipped']);
+    expect(outputText(results[1]!.output)).toBe('Skipped: plan mode started; call it again if it is read-only.');
     const planFile = (results[0]!.structuredContent as { plan_file: string }).plan_file;
     expect(planFile).toBe(fs.realpathSync(planFile));
     expect(nodePath.dirname(planFile)).toBe(nodePath.join(fs.realpathSync(fx.dataDir), 'plans'));
