@@ -4,7 +4,7 @@ import type { HooksConfigInput } from '../src/features/hooks/hooksConfig';
 import { createApp } from '../src/scopes/appScope';
 import type { ToolCall } from '../src/services/executor/toolExecutor';
 import { benchFeature } from './executor.bench';
-import { fmt, median, nowMs, table } from './util';
+import { fmt, median, nowMs, perCallMicros, table } from './util';
 
 /** A hook command that reads its payload, as real hooks do. */
 const HOOK_COMMAND = 'cat > /dev/null';
@@ -34,36 +34,10 @@ async function noMatch(): Promise<string[][]> {
   const none = agentWith({});
   const unmatched = { type: 'command' as const, command: 'exit 2' };
   const configured = agentWith({ PreToolUse: [{ matcher: 'Bash|Write', hooks: [unmatched] }, { matcher: '^mcp__x__.*', hooks: [unmatched] }], PostToolUse: [{ matcher: 'Edit', hooks: [unmatched] }] });
-  const batchSize = 10;
-  const batches = 100;
-  const calls: ToolCall[] = Array.from({ length: batchSize }, (_, i) => ({ id: `c${i}`, name: 'Noop', arguments: `{"n":${i}}` }));
-  const round = async (agent: typeof none.agent): Promise<number> => {
-    const t = nowMs();
-    for (let i = 0; i < batches; i++) {
-      const results = await agent.executor.execute(calls);
-      if (results.some((r) => r.outcome !== 'executed')) throw new Error('a call did not run');
-    }
-    return ((nowMs() - t) * 1000) / (batches * batchSize);
-  };
-  for (let i = 0; i < 5; i++) {
-    await round(none.agent);
-    await round(configured.agent);
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  for (let r = 0; r < 41; r++) {
-    if (r % 2 === 0) {
-      a.push(await round(none.agent));
-      b.push(await round(configured.agent));
-    } else {
-      b.push(await round(configured.agent));
-      a.push(await round(none.agent));
-    }
-  }
+  const calls: ToolCall[] = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, name: 'Noop', arguments: `{"n":${i}}` }));
+  const [base, hooked] = (await perCallMicros([none.agent, configured.agent], calls)) as [number, number];
   await none.app.dispose();
   await configured.app.dispose();
-  const base = median(a);
-  const hooked = median(b);
   return [
     ['executor, no hooks configured', fmt(base), '-', '1.00x'],
     ['executor, 3 hook groups, none matching', fmt(hooked), fmt(hooked - base), `${fmt(hooked / base)}x`],

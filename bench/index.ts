@@ -8,6 +8,7 @@ import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
 import { readBench } from './read.bench';
 import { grepFilesBench } from './grepFiles.bench';
+import { planBench } from './plan.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   files: filesBench,
   hooks: hooksBench,
   'mcp-serve': mcpServeBench,
+  plan: planBench,
   grep: grepBench,
   'grep-files': grepFilesBench,
   'grep-rss': grepRssBench,

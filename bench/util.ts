@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
+import type { ToolCall } from '../src/services/executor/toolExecutor';
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -59,4 +60,32 @@ export function table(header: readonly string[], rows: readonly (readonly string
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** What perCallMicros runs batches on: an agent's executor. */
+export interface BatchRunner {
+  readonly executor: { execute(calls: readonly ToolCall[]): Promise<readonly { readonly outcome: string }[]> };
+}
+
+/**
+ * Median µs per call of each runner over the same batch: 5 warm-up rounds, then 41 rounds of 100
+ * batches, the runners' order reversed every other round so none always runs first.
+ */
+export async function perCallMicros(runners: readonly BatchRunner[], calls: readonly ToolCall[], batches = 100): Promise<number[]> {
+  const round = async (runner: BatchRunner): Promise<number> => {
+    const t = nowMs();
+    for (let i = 0; i < batches; i++) {
+      const results = await runner.executor.execute(calls);
+      if (results.some((r) => r.outcome !== 'executed')) throw new Error('a call did not run');
+    }
+    return ((nowMs() - t) * 1000) / (batches * calls.length);
+  };
+  for (let i = 0; i < 5; i++) for (const runner of runners) await round(runner);
+  const samples = runners.map(() => [] as number[]);
+  for (let r = 0; r < 41; r++) {
+    const order = runners.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) samples[i]!.push(await round(runners[i]!));
+  }
+  return samples.map(median);
 }

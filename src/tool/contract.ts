@@ -92,6 +92,8 @@ export interface RunnableToolExecution {
   readonly description?: string;
   /** Skip every later call of the batch. */
   readonly stopBatchAfterThis?: boolean;
+  /** With stopBatchAfterThis: what each skipped call tells the model instead of the generic text (e.g. why, and whether to call it again). */
+  readonly skippedMessage?: string;
   /**
    * The later calls of the batch are preflighted (found, validated, resolved) only after this call
    * has finished, so they see what it changed: select_tools loads tools that later calls of the

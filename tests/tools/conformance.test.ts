@@ -21,8 +21,8 @@ const dir = useTempDir();
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
   const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
-  // A host that answers questions and takes notifications, so AskUserQuestion and NotifyUser are active.
-  const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined });
+  // A host that answers questions, takes notifications and reviews plans, so AskUserQuestion, NotifyUser and EnterPlanMode are active.
+  const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
   const agent = app.createAgent({
     cwd: dir.path,
     modelCapabilities: ['dynamically_loaded_tools'],

@@ -42,8 +42,8 @@ export function abortedEnd(toolName: string): CallEnd {
   return { result: toolError(`Tool "${toolName}" was aborted`), outcome: 'aborted' };
 }
 
-export function skippedEnd(): CallEnd {
-  return { result: toolError('Tool skipped because a previous tool call stopped the turn.'), outcome: 'skipped' };
+export function skippedEnd(message = 'Tool skipped because a previous tool call stopped the turn.'): CallEnd {
+  return { result: toolError(message), outcome: 'skipped' };
 }
 
 /** A tool that threw, or (unexpectedly) a stage of the executor itself. */

@@ -55,17 +55,21 @@ export async function preflight(
 ): Promise<Preflighted[]> {
   const entries: Preflighted[] = [];
   let stopped = false;
+  let skippedMessage: string | undefined;
   for (let at = from; at < calls.length; at++) {
     const call = calls[at]!;
     if (stopped) {
-      const skipped = skippedEnd();
+      const skipped = skippedEnd(skippedMessage);
       // Known quirk, kept as it was: the started event gets the parse result ({ok, value}), not the arguments.
       entries.push(refused(skipped.result, skipped.outcome, parseArguments(call.arguments)));
       continue;
     }
     const entry = await preflightCall(call, calls, signal, watch, scheduler, deps);
     entries.push(entry);
-    if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) stopped = true;
+    if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) {
+      stopped = true;
+      skippedMessage = entry.info.execution.skippedMessage;
+    }
     else if (entry.kind === 'runnable' && entry.info.execution.resolveLaterCallsAfterThis) break;
   }
   return entries;

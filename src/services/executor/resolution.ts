@@ -94,6 +94,7 @@ function copyExecution(raw: RunnableToolExecution): { execution: RunnableToolExe
     ...(typeof description === 'string' ? { description } : {}),
     ...(display !== undefined && display !== null ? { display: display as RunnableToolExecution['display'] } : {}),
     ...(raw.stopBatchAfterThis === true ? { stopBatchAfterThis: true } : {}),
+    ...(raw.stopBatchAfterThis === true && typeof raw.skippedMessage === 'string' ? { skippedMessage: raw.skippedMessage } : {}),
     ...(raw.resolveLaterCallsAfterThis === true ? { resolveLaterCallsAfterThis: true } : {}),
     approvalRule,
     ...(approval === 'auto' || approval === 'ask' ? { approval } : {}),

@@ -244,4 +244,21 @@ describe('stopBatchAfterThis', () => {
     expect(ran).toBe(1);
     expectPairedEvents(h.events, ['a', 'b', 'c', 'd']);
   });
+  test('skippedMessage replaces the generic text of the skipped calls', async () => {
+    h = openHarness({
+      cwd: dir.path,
+      tools: [
+        testTool('Stopper', { resolve: () => ({ accesses: [], approval: 'auto', approvalRule: 'Stopper', stopBatchAfterThis: true, skippedMessage: 'Skipped: call it again.', execute: async () => ({ output: 'stopping' }) }) }),
+        testTool('Counted', { accesses: () => [], approval: 'auto' }),
+      ],
+    });
+    const results = await h.agent.executor.execute([
+      { id: 'b', name: 'Stopper', arguments: {} },
+      { id: 'c', name: 'Counted', arguments: {} },
+    ]);
+    expect(results.map((r) => [r.toolCallId, r.outcome, r.output])).toEqual([
+      ['b', 'executed', 'stopping'],
+      ['c', 'skipped', 'Skipped: call it again.'],
+    ]);
+  });
 });

@@ -1,0 +1,38 @@
+import type { Event } from '../../base/event';
+import { createServiceId } from '../../di/serviceId';
+
+/** Plan mode as stored under the `mode` state key. */
+export interface PlanModeState {
+  readonly mode: 'plan';
+  /** The plan file: canonical absolute path (symlinks resolved). */
+  readonly planFile: string;
+}
+
+/** A mode transition (`ModeChanged`): `plan` on entering, `normal` on leaving. */
+export interface ModeChangedEvent {
+  readonly mode: 'plan' | 'normal';
+  readonly planFile: string;
+  /** On leaving: how the plan was accepted. */
+  readonly approval?: 'reviewed' | 'auto-approved';
+}
+
+/** A transition the mode refuses (already on, not on); the message says what to do. */
+export class PlanModeError extends Error {
+  override readonly name = 'PlanModeError';
+}
+
+/**
+ * The agent's plan mode (Agent scope), durable in IAgentStateStore under `mode`. While it is on,
+ * the plan guard (a before-execute hook that runs before approval) vetoes every call that would
+ * write anything but the plan file.
+ */
+export interface IAgentPlanModeService {
+  /** The current mode; undefined when plan mode is off. */
+  current(): Promise<PlanModeState | undefined>;
+  /** Creates the plan file under `<dataDir>/plans/` and turns the mode on; throws PlanModeError when it is on. */
+  enter(): Promise<PlanModeState>;
+  /** Turns the mode off; throws PlanModeError when it is off. */
+  exit(approval: 'reviewed' | 'auto-approved'): Promise<void>;
+  readonly onDidChangeMode: Event<ModeChangedEvent>;
+}
+export const IAgentPlanModeService = createServiceId<IAgentPlanModeService>('AgentPlanModeService');

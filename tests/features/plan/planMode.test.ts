@@ -1,0 +1,236 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { IAgentPlanModeService, type ModeChangedEvent } from '../../../src/features/plan/contract';
+import { createPlanFeature } from '../../../src/features/plan/planFeature';
+import { planModeRefusal } from '../../../src/features/plan/planGuard';
+import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
+import { ToolAccesses } from '../../../src/tool/accesses';
+import type { PlanReviewResponse } from '../../../src/services/interaction/interaction';
+import { outputText } from '../../../src/tool/contract';
+import { type Harness, useAgent } from '../../helpers/agentHarness';
+import { FakeHost, approve } from '../../helpers/fakeHost';
+
+const fx = useAgent({ tempDataDir: true });
+
+/** Every builtin (plan included), a host that approves every call and reviews plans as `review` says (default: approve). */
+const approvePlan = (): PlanReviewResponse => ({ decision: 'approve' });
+
+/** `review` null: the host cannot review plans (EnterPlanMode is then inactive unless plan.autoApprove). */
+function open(review: (() => PlanReviewResponse) | null = approvePlan, config?: Record<string, unknown>): { h: Harness; host: FakeHost } {
+  const host = new FakeHost({ approval: approve, ...(review ? { plan_review: review } : {}) });
+  return { h: fx.open({ id: 'main', builtins: true, interactions: host, ...(config ? { config } : {}) }), host };
+}
+
+async function enter(h: Harness): Promise<string> {
+  const result = await h.call('EnterPlanMode', {});
+  expect([result.outcome, result.isError]).toEqual(['executed', false]);
+  return (result.structuredContent as { plan_file: string }).plan_file;
+}
+
+describe('EnterPlanMode', () => {
+  test('creates an empty plan file under <dataDir>/plans, turns the mode on durably, and skips the rest of its batch', async () => {
+    fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'a\n');
+    const { h } = open();
+    const changes: ModeChangedEvent[] = [];
+    h.agent.container.get(IAgentPlanModeService).onDidChangeMode((e) => changes.push(e));
+    const results = await h.agent.executor.execute([
+      { id: 'e', name: 'EnterPlanMode', arguments: '{}' },
+      { id: 'r', name: 'Read', arguments: JSON.stringify({ path: 'a.txt' }) },
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['executed', 'skipped']);
+    expect(outputText(results[1]!.output)).toBe('Skipped: plan mode started; call it again if it is read-only.');
+    const planFile = (results[0]!.structuredContent as { plan_file: string }).plan_file;
+    expect(planFile).toBe(fs.realpathSync(planFile));
+    expect(nodePath.dirname(planFile)).toBe(nodePath.join(fs.realpathSync(fx.dataDir), 'plans'));
+    expect(fs.readFileSync(planFile, 'utf8')).toBe('');
+    expect(outputText(results[0]!.output)).toContain(`mode: plan\nplan_file: ${planFile}\n`);
+    expect(changes).toEqual([{ mode: 'plan', planFile }]);
+
+    const again = await h.call('EnterPlanMode', {});
+    expect([again.isError, outputText(again.output)]).toEqual([true, `Plan mode is already active; write the plan to ${planFile} and call ExitPlanMode.`]);
+
+    // An agent created again with the same id and data directory is still in plan mode.
+    await h.dispose();
+    const { h: reopened } = open();
+    expect(await reopened.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
+    expect((await reopened.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+  });
+});
+
+describe('the plan guard, through the executor with an approver that approves everything', () => {
+  const cases: readonly [string, string, Record<string, unknown>, 'executed' | 'vetoed'][] = [
+    ['Read', 'Read', { path: 'a.txt' }, 'executed'],
+    ['Glob', 'Glob', { pattern: '*.txt' }, 'executed'],
+    ['Grep', 'Grep', { pattern: 'a' }, 'executed'],
+    ['Bash ls', 'Bash', { command: 'ls' }, 'executed'],
+    ['Bash git-free cat', 'Bash', { command: 'cat a.txt' }, 'executed'],
+    ['Write of another file', 'Write', { path: 'b.txt', content: 'x' }, 'vetoed'],
+    ['Edit of another file', 'Edit', { path: 'a.txt', old_string: 'a', new_string: 'b' }, 'vetoed'],
+    ['Bash redirection', 'Bash', { command: 'echo x > f' }, 'vetoed'],
+    ['Bash sed -i', 'Bash', { command: "sed -i 's/a/b/' a.txt" }, 'vetoed'],
+    ['Bash tee', 'Bash', { command: 'echo x | tee f' }, 'vetoed'],
+    ['Bash heredoc', 'Bash', { command: 'cat > f <<EOF\nx\nEOF' }, 'vetoed'],
+    ['Bash python -c', 'Bash', { command: `python3 -c "open('f','w').write('x')"` }, 'vetoed'],
+    ['Bash find -delete', 'Bash', { command: 'find . -name a.txt -delete' }, 'vetoed'],
+    ['TodoList write', 'TodoList', { add: [{ title: 'x' }] }, 'vetoed'],
+    ['TodoList query', 'TodoList', {}, 'executed'],
+  ];
+
+  test.each(cases)('%s → %s', async (_label, tool, args, expected) => {
+    fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'a\n');
+    const { h, host } = open();
+    const planFile = await enter(h);
+    if (tool === 'Edit') await h.call('Read', { path: 'a.txt' });
+    const approvalsBefore = host.approvals.length;
+    const result = await h.call(tool, args);
+    expect([result.outcome, result.outcome === 'vetoed' || result.isError === false]).toEqual([expected, true]);
+    if (expected === 'vetoed') {
+      expect(outputText(result.output)).toMatch(new RegExp(`^Plan mode is read-only: ${tool} would write .+\\. Finish the plan in ${planFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and call ExitPlanMode to leave plan mode\\.$`));
+      // Refused before approval: the approver was never asked.
+      expect(host.approvals.length).toBe(approvalsBefore);
+    }
+    // Nothing outside the plan file changed.
+    expect(fs.readFileSync(nodePath.join(fx.dir, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(fs.existsSync(nodePath.join(fx.dir, 'f'))).toBe(false);
+    expect(fs.existsSync(nodePath.join(fx.dir, 'b.txt'))).toBe(false);
+  });
+
+  test('the message names the file a write would touch', async () => {
+    const { h } = open();
+    const planFile = await enter(h);
+    const result = await h.call('Write', { path: 'b.txt', content: 'x' });
+    expect(outputText(result.output)).toBe(
+      `Plan mode is read-only: Write would write ${nodePath.join(fx.dir, 'b.txt')}. Finish the plan in ${planFile} and call ExitPlanMode to leave plan mode.`,
+    );
+  });
+
+  test('Write and Edit of the plan file pass, also through a symlink (the canonical path is compared)', async () => {
+    const { h } = open();
+    const planFile = await enter(h);
+    const written = await h.call('Write', { path: planFile, content: '# Plan\n\n1. step\n' });
+    expect([written.outcome, written.isError, outputText(written.output)]).toEqual(['executed', false, `Wrote 16 bytes to ${planFile} (replaced the previous 0 bytes).`]);
+    expect(fs.readFileSync(planFile, 'utf8')).toBe('# Plan\n\n1. step\n');
+    // Outside the workspace (path security refuses a workspace symlink that leads out of it).
+    const link = nodePath.join(fx.dataDir, 'plan-link.md');
+    fs.symlinkSync(planFile, link);
+    const edited = await h.call('Edit', { path: link, old_string: '1. step', new_string: '1. first step' });
+    expect([edited.outcome, edited.isError, outputText(edited.output)]).toEqual(['executed', false, expect.any(String)]);
+    expect(fs.readFileSync(planFile, 'utf8')).toBe('# Plan\n\n1. first step\n');
+  });
+
+  test('AskUserQuestion (state user/question) passes', async () => {
+    const host = new FakeHost({ approval: approve, plan_review: approvePlan, question: () => ({ status: 'answered', answers: [{ selected: ['A'] }] }) });
+    const h = fx.open({ id: 'main', builtins: true, interactions: host });
+    await enter(h);
+    const asked = await h.call('AskUserQuestion', { questions: [{ question: 'Which one?', header: 'Pick', options: [{ label: 'A' }, { label: 'B' }] }] });
+    expect([asked.outcome, asked.isError]).toEqual(['executed', false]);
+  });
+
+  test('a PreToolUse hook that allows a write cannot let it through either', async () => {
+    const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } });
+    const { h } = open(approvePlan, { hooks: { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: `echo '${allow}'` }] }] } });
+    await enter(h);
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+    expect(fs.existsSync(nodePath.join(fx.dir, 'b.txt'))).toBe(false);
+  });
+
+  test('outside plan mode nothing is vetoed', async () => {
+    const { h } = open();
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
+    expect((await h.call('Bash', { command: 'echo x > f' })).outcome).toBe('executed');
+  });
+});
+
+describe('ExitPlanMode', () => {
+  async function withPlan(review?: () => PlanReviewResponse, config?: Record<string, unknown>) {
+    const opened = open(review, config);
+    const planFile = await enter(opened.h);
+    fs.writeFileSync(planFile, '# Plan\n\n1. Fix the parser\n');
+    return { ...opened, planFile, mode: opened.h.agent.container.get(IAgentPlanModeService) };
+  }
+
+  test('approve leaves the mode and returns the plan and the option picked', async () => {
+    const { h, host, planFile, mode } = await withPlan(() => ({ decision: 'approve', option: 'Tests first' }));
+    const result = await h.call('ExitPlanMode', { options: [{ label: 'Tests first' }, { label: 'Parser first' }] });
+    expect([result.outcome, result.isError]).toEqual(['executed', false]);
+    expect(outputText(result.output)).toBe(
+      `Plan approved by the user; plan mode is off. Carry out the plan, as picked: Tests first.\n\n<plan path="${planFile}">\n# Plan\n\n1. Fix the parser\n\n</plan>`,
+    );
+    expect(host.requests.filter((r) => r.kind === 'plan_review')).toEqual([
+      { kind: 'plan_review', toolCallId: expect.any(String), plan: '# Plan\n\n1. Fix the parser\n', path: planFile, options: ['Tests first', 'Parser first'] },
+    ]);
+    expect(await mode.current()).toBeUndefined();
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
+  });
+
+  test('revise keeps the mode and returns the feedback', async () => {
+    const { h, planFile, mode } = await withPlan(() => ({ decision: 'revise', feedback: 'Add a test step.' }));
+    const result = await h.call('ExitPlanMode', {});
+    expect([result.isError, result.stopTurn]).toEqual([false, undefined]);
+    expect(outputText(result.output)).toBe(`The user asked for changes; plan mode stays on. Change the plan in ${planFile} and call ExitPlanMode again.\n\nFeedback: Add a test step.`);
+    expect(await mode.current()).toEqual({ mode: 'plan', planFile });
+  });
+
+  test('reject keeps the mode and stops the turn', async () => {
+    const { h, planFile, mode } = await withPlan(() => ({ decision: 'reject' }));
+    const result = await h.call('ExitPlanMode', {});
+    expect([result.isError, result.stopTurn]).toEqual([true, true]);
+    expect(outputText(result.output)).toBe('The user rejected the plan; plan mode stays on and the turn ends. Wait for the user.');
+    expect(await mode.current()).toEqual({ mode: 'plan', planFile });
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+  });
+
+  test('with nobody to review the mode stays on and EnterPlanMode is inactive; plan.autoApprove leaves it and says nobody reviewed it', async () => {
+    const { h, planFile } = await withPlan(() => ({ decision: 'approve' }));
+    await h.dispose();
+
+    // The same agent again, on a host that cannot review plans (e.g. run --yes).
+    const { h: unreviewed } = open(null);
+    const result = await unreviewed.call('ExitPlanMode', {});
+    expect([result.isError, outputText(result.output)]).toEqual([true, NO_REVIEWER_MESSAGE]);
+    expect(await unreviewed.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
+    expect((await unreviewed.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+    expect((await unreviewed.call('EnterPlanMode', {})).outcome).toBe('rejected');
+    await unreviewed.dispose();
+
+    const auto = open(null, { plan: { autoApprove: true } });
+    const exited = await auto.h.call('ExitPlanMode', {});
+    expect([exited.isError, outputText(exited.output).split('\n')[0]]).toEqual([false, 'Plan auto-approved, not reviewed by a person; plan mode is off. Carry out the plan.']);
+    expect(await auto.h.agent.container.get(IAgentPlanModeService).current()).toBeUndefined();
+    expect((await auto.h.call('EnterPlanMode', {})).isError).toBe(false);
+  });
+
+  test.each([
+    [{ options: [{ label: 'Approve' }] }, 'The option label "Approve" is reserved for the review itself (Approve, Reject, Revise); name the way to carry out the plan instead.'],
+    [{ options: [{ label: 'A' }, { label: 'A' }] }, 'The option label "A" is given twice; give each option its own label.'],
+  ])('%j is refused in resolve', async (args, message) => {
+    const { h } = await withPlan(() => ({ decision: 'approve' }));
+    const result = await h.call('ExitPlanMode', args);
+    expect([result.isError, outputText(result.output)]).toEqual([true, message]);
+  });
+
+  test('an empty plan file, and no plan mode, are errors that say what to do', async () => {
+    const { h } = open(() => ({ decision: 'approve' }));
+    expect(outputText((await h.call('ExitPlanMode', {})).output)).toBe('Plan mode is not active; call EnterPlanMode first.');
+    const planFile = await enter(h);
+    expect(outputText((await h.call('ExitPlanMode', {})).output)).toBe(`The plan file ${planFile} is empty; write the plan there and call ExitPlanMode again.`);
+  });
+});
+
+test('the plan feature alone builds an agent (no other builtin needed)', async () => {
+  const h = fx.open({ id: 'solo', features: [createPlanFeature()], interactions: new FakeHost({ plan_review: approvePlan }) });
+  expect((await h.call('EnterPlanMode', {})).isError).toBe(false);
+});
+
+describe('planModeRefusal', () => {
+  const plan = '/data/plans/plan-1.md';
+  test.each([
+    ['an MCP tool, whatever it declares', { name: 'mcp__gh__get', source: 'mcp' as const, accesses: [ToolAccesses.network()] }, 'mcp__gh__get (an MCP tool) may write anything'],
+    ['a recursive write over the plans folder', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeTree('/data/plans')] }, 'T would write /data/plans'],
+    ['a write of state mode by another tool', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeState('mode')] }, 'T would write state "mode"'],
+    ['all', { name: 'T', source: 'user' as const, accesses: ToolAccesses.all() }, 'T would write anything (it does not declare a bounded set of reads)'],
+    ['the plan file and state user/question', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeFile(plan), ToolAccesses.writeState('user/question'), ToolAccesses.readTree('/')] }, undefined],
+  ])('%s', (_label, call, expected) => {
+    expect(planModeRefusal(call, plan)).toBe(expected);
+  });
+});
