@@ -7,20 +7,13 @@ export interface GoalState {
   readonly nextId: number;
 }
 
-/** A goal as stored: `active` is stored as such; `budget_limited` is derived at read time. */
-export interface StoredGoal {
-  readonly goalId: string;
-  readonly status: 'active' | 'complete' | 'blocked';
-  readonly objective: string;
-  readonly completionCriterion?: string;
-  readonly reason?: string;
-  readonly tokensUsed: number;
-  readonly turns: number;
-  readonly tokenBudget?: number;
-  readonly turnBudget?: number;
-  readonly timeBudgetMs?: number;
-  readonly createdAt: number;
-}
+/**
+ * A goal as stored: the report's fields without what is evaluated at read time (`budget_limited`,
+ * elapsed and remaining budgets).
+ */
+export type StoredGoal = Omit<GoalReport, 'status' | 'elapsedMs' | 'remaining' | 'overBudget'> & {
+  readonly status: Exclude<GoalStatus, 'budget_limited'>;
+};
 
 /** The state key of the goal. */
 export const GOAL_STATE_KEY = 'goal';
