@@ -13,7 +13,9 @@ const vm = require('node:vm');
 const crypto = require('node:crypto');
 
 const bundle = path.join(__dirname, 'toolhost.bundle.js');
-const source = fs.readFileSync(bundle, 'utf8');
+// Read as bytes: the cache key hashes them, and only the wrapped source string below stays alive
+// (the compiled script keeps it), not a second copy of the bundle's text.
+let bytes = fs.readFileSync(bundle);
 
 function cacheFile() {
   if (process.env.TOOLHOST_NO_COMPILE_CACHE === '1' || typeof process.getuid !== 'function') return undefined;
@@ -26,7 +28,7 @@ function cacheFile() {
   } catch {
     return undefined;
   }
-  const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(source).digest('hex').slice(0, 16);
+  const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(bytes).digest('hex').slice(0, 16);
   // One cache per command: each holds the functions its command compiled (mcp serve's differ from run's).
   // Only the CLI's own commands: a mistyped one must not leave a cache file behind.
   const command = ['run', 'tools', 'mcp'].includes(process.argv[2]) ? process.argv[2] : 'other';
@@ -51,7 +53,8 @@ function readCache(file) {
 
 const file = cacheFile();
 const cachedData = readCache(file);
-const script = new vm.Script(Module.wrap(source.replace(/^#!.*/, '')), { filename: bundle, cachedData });
+const script = new vm.Script(Module.wrap(bytes.toString('utf8').replace(/^#!.*/, '')), { filename: bundle, cachedData });
+bytes = undefined;
 const mod = new Module(bundle, module);
 mod.filename = bundle;
 mod.paths = Module._nodeModulePaths(__dirname);

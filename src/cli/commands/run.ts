@@ -121,19 +121,43 @@ function argsText(call: ToolCall): string {
   return text.length > 300 ? text.slice(0, 299) + '…' : text;
 }
 
-function transcript(calls: readonly ToolCall[], results: readonly ToolCallResult[]): string {
-  const blocks = results.map((result, i) => {
+/** Results are written a few at a time, so a batch of thousands never holds its whole output as one string. */
+const RESULTS_PER_WRITE = 256;
+
+function writeJsonResults(out: CliIo['stdout'], results: readonly ToolCallResult[]): void {
+  // The same text as JSON.stringify({results: [...]}), written in pieces.
+  out.write('{"results":[');
+  for (let from = 0; from < results.length; from += RESULTS_PER_WRITE) {
+    const piece = results.slice(from, from + RESULTS_PER_WRITE).map((r) =>
+      JSON.stringify({
+        id: r.toolCallId,
+        name: r.name,
+        isError: r.isError,
+        outcome: r.outcome,
+        output: r.output,
+        truncated: r.truncated,
+        ...(r.outputPath !== undefined ? { outputPath: r.outputPath } : {}),
+        ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
+      }),
+    );
+    out.write((from > 0 ? ',' : '') + piece.join(','));
+  }
+  out.write(']}\n');
+}
+
+function writeTranscript(out: CliIo['stdout'], calls: readonly ToolCall[], results: readonly ToolCallResult[]): void {
+  results.forEach((result, i) => {
     const status = result.isError ? `${result.outcome}, error` : result.outcome;
     const lines = [`=== [${i + 1}/${results.length}] ${result.name} (${result.toolCallId}): ${status}, ${formatMs(result.durationMs)}`, `args: ${argsText(calls[i]!)}`];
     if (result.truncated && result.outputPath) lines.push(`full output: ${result.outputPath}`);
     lines.push(outputText(result.output));
-    return lines.join('\n');
+    out.write((i > 0 ? '\n\n' : '') + lines.join('\n'));
   });
   const counts = new Map<string, number>();
   for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
   const errors = results.filter((r) => r.isError).length;
   const summary = `${results.length} call${results.length === 1 ? '' : 's'}: ${[...counts].map(([o, n]) => `${n} ${o}`).join(', ')}; ${errors} error${errors === 1 ? '' : 's'}.`;
-  return blocks.join('\n\n') + '\n\n' + summary + '\n';
+  out.write('\n\n' + summary + '\n');
 }
 
 export function runCommand(io: CliIo): Command {
@@ -186,21 +210,8 @@ export function runCommand(io: CliIo): Command {
       if (calls.some((call) => isMcpToolName(call.name) && !session.agent.registry.has(call.name))) await session.whenMcpSettled();
       const results = await executor.execute(calls, { signal: io.interrupt });
       if (live) io.stderr.write('\r\x1b[2K');
-      if (flags.json) {
-        const json = results.map((r) => ({
-          id: r.toolCallId,
-          name: r.name,
-          isError: r.isError,
-          outcome: r.outcome,
-          output: r.output,
-          truncated: r.truncated,
-          ...(r.outputPath !== undefined ? { outputPath: r.outputPath } : {}),
-          ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
-        }));
-        io.stdout.write(JSON.stringify({ results: json }) + '\n');
-      } else {
-        io.stdout.write(transcript(calls, results));
-      }
+      if (flags.json) writeJsonResults(io.stdout, results);
+      else writeTranscript(io.stdout, calls, results);
     } finally {
       terminal?.dispose();
       await session.dispose();

@@ -12,7 +12,8 @@ import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { schedule, type BatchRun, executeTool } from './execute';
 import { finalize, type FinalizeDeps } from './finalize';
 import { OrderedHooks } from './orderedHooks';
-import { preflight, type PreflightDeps, type Preflighted, type Runnable } from './preflight';
+import { CallWindow } from './callWindow';
+import { preflight, type PreflightCursor, type PreflightDeps, type Preflighted, type Runnable } from './preflight';
 import { DEFAULT_BEFORE_ORDER, prepare, type PrepareDeps, type Prepared } from './prepare';
 import { type RecheckDeps, recheckBeforeRun } from './recheck';
 import type {
@@ -34,6 +35,10 @@ import type {
 } from './toolExecutor';
 import { ToolScheduler } from './toolScheduler';
 import { ValidatorPrecompiler } from './validatorPrecompiler';
+
+/** Calls preflighted ahead of the running ones, per run slot (executor.maxConcurrentCalls), and at least. */
+const PREFLIGHT_WINDOW_PER_SLOT = 2;
+const MIN_PREFLIGHT_WINDOW = 128;
 
 /**
  * Runs a batch as the stages of docs/architecture.md: preflight (all calls, in order; the calls
@@ -121,19 +126,28 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     const signal = options.signal ?? NEVER_ABORTED;
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
-      const scheduler = new ToolScheduler({ maxRunning: this.config.config.executor.maxConcurrentCalls });
+      const maxRunning = this.config.config.executor.maxConcurrentCalls;
+      const scheduler = new ToolScheduler({ maxRunning });
       const run: BatchRun = { scheduler, watch, stopped: false };
       const results: Promise<ToolCallResult>[] = [];
+      // At most this many calls are between preflight and their end: a batch of 10,000 calls does
+      // not hold 10,000 resolutions and suspended calls at once. Later calls only ever wait for
+      // earlier ones, so the earliest unfinished call can always go on and the window always moves.
+      const window = new CallWindow(Math.max(MIN_PREFLIGHT_WINDOW, PREFLIGHT_WINDOW_PER_SLOT * maxRunning));
+      const cursor: PreflightCursor = { stopped: false };
+      let waitForLast = false;
       while (results.length < calls.length) {
         // Preflight stopped after a call whose later calls must see what it did (select_tools
         // loads tools): they are preflighted once it has finished.
-        if (results.length > 0) await results[results.length - 1];
+        if (waitForLast) await results[results.length - 1];
+        await window.untilRoom();
         const from = results.length;
-        const entries = await preflight(calls, from, signal, watch, run.scheduler, this.preflightDeps);
-        entries.forEach((entry, i) => results.push(this.runCall(calls[from + i]!, entry, run)));
+        const chunk = await preflight(calls, from, window.room, cursor, signal, watch, run.scheduler, this.preflightDeps);
+        waitForLast = chunk.waitForLast;
         // Each call holds its own entry until it ends: a finished call's arguments, execution and
         // accesses are not kept until the whole batch is done.
-        entries.length = 0;
+        chunk.entries.forEach((entry, i) => results.push(window.track(this.runCall(calls[from + i]!, entry, run))));
+        chunk.entries.length = 0;
       }
       return await Promise.all(results);
     } finally {

@@ -38,28 +38,44 @@ function refused(result: ToolResult, outcome: ToolCallOutcome, args: unknown): R
 }
 
 /**
- * Preflight of the batch from call `from` on, in call order, before any of these calls is
- * prepared: find the tool, parse, guards, coerce + validate, resolveExecution. Each runnable call
- * takes its place in the scheduler in call order; after a call that says stopBatchAfterThis, every
- * later call is skipped. It stops after a runnable call that says resolveLaterCallsAfterThis: the
- * caller preflights the rest once that call has finished. Returns the entries of the calls it
- * preflighted, from `from` on.
+ * Where preflight of a batch stands between chunks: once a call said stopBatchAfterThis, every
+ * later call is skipped, whichever chunk it falls in.
+ */
+export interface PreflightCursor {
+  stopped: boolean;
+  skippedMessage?: string;
+}
+
+export interface PreflightChunk {
+  readonly entries: Preflighted[];
+  /** It stopped after a call that says resolveLaterCallsAfterThis: the rest waits until that call has finished. */
+  readonly waitForLast: boolean;
+}
+
+/**
+ * Preflight of at most `limit` calls of the batch from call `from` on, in call order, before any
+ * of them is prepared: find the tool, parse, guards, coerce + validate, resolveExecution. Each
+ * runnable call takes its place in the scheduler in call order; after a call that says
+ * stopBatchAfterThis, every later call is skipped. It stops after a runnable call that says
+ * resolveLaterCallsAfterThis (the caller preflights the rest once that call has finished), or
+ * after `limit` calls.
  */
 export async function preflight(
   calls: readonly ToolCall[],
   from: number,
+  limit: number,
+  cursor: PreflightCursor,
   signal: AbortSignal,
   watch: AbortWatch,
   scheduler: ToolScheduler,
   deps: PreflightDeps,
-): Promise<Preflighted[]> {
+): Promise<PreflightChunk> {
   const entries: Preflighted[] = [];
-  let stopped = false;
-  let skippedMessage: string | undefined;
-  for (let at = from; at < calls.length; at++) {
+  const end = Math.min(calls.length, from + Math.max(1, limit));
+  for (let at = from; at < end; at++) {
     const call = calls[at]!;
-    if (stopped) {
-      const skipped = skippedEnd(skippedMessage);
+    if (cursor.stopped) {
+      const skipped = skippedEnd(cursor.skippedMessage);
       // Known quirk, kept as it was: the started event gets the parse result ({ok, value}), not the arguments.
       entries.push(refused(skipped.result, skipped.outcome, parseArguments(call.arguments)));
       continue;
@@ -67,12 +83,11 @@ export async function preflight(
     const entry = await preflightCall(call, calls, signal, watch, scheduler, deps);
     entries.push(entry);
     if (entry.kind === 'runnable' && entry.info.execution.stopBatchAfterThis) {
-      stopped = true;
-      skippedMessage = entry.info.execution.skippedMessage;
-    }
-    else if (entry.kind === 'runnable' && entry.info.execution.resolveLaterCallsAfterThis) break;
+      cursor.stopped = true;
+      cursor.skippedMessage = entry.info.execution.skippedMessage;
+    } else if (entry.kind === 'runnable' && entry.info.execution.resolveLaterCallsAfterThis) return { entries, waitForLast: true };
   }
-  return entries;
+  return { entries, waitForLast: false };
 }
 
 async function preflightCall(

@@ -78,6 +78,8 @@ function resolutionFailed(name: string, error: unknown): CallEnd {
  * executor's own: the scheduler, approval, hooks and events then never meet a getter or Proxy
  * trap of the tool's (one that throws, or answers differently each time).
  */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 function copyExecution(raw: RunnableToolExecution): { execution: RunnableToolExecution; accesses: readonly ToolAccess[] } {
   const execute: unknown = raw.execute;
   if (typeof execute !== 'function') throw new MalformedExecution('it returned no execute function');
@@ -89,20 +91,25 @@ function copyExecution(raw: RunnableToolExecution): { execution: RunnableToolExe
   const display: unknown = raw.display;
   const approval: unknown = raw.approval;
   const matchesRule: unknown = raw.matchesRule;
-  const execution: RunnableToolExecution = {
-    ...(accesses !== undefined ? { accesses } : {}),
-    ...(typeof description === 'string' ? { description } : {}),
-    ...(display !== undefined && display !== null ? { display: display as RunnableToolExecution['display'] } : {}),
-    ...(raw.stopBatchAfterThis === true ? { stopBatchAfterThis: true } : {}),
-    ...(raw.stopBatchAfterThis === true && typeof raw.skippedMessage === 'string' ? { skippedMessage: raw.skippedMessage } : {}),
-    ...(raw.resolveLaterCallsAfterThis === true ? { resolveLaterCallsAfterThis: true } : {}),
+  // Built by assignment, not by spreading conditional objects: one small object per call, which a
+  // batch of thousands holds for every call in flight.
+  const execution: Mutable<RunnableToolExecution> = {
     approvalRule,
-    ...(approval === 'auto' || approval === 'ask' ? { approval } : {}),
-    ...(typeof matchesRule === 'function'
-      ? { matchesRule: (ruleArgs: string, mode?: 'allow' | 'deny') => (matchesRule as RunnableToolExecution['matchesRule'])!.call(raw, ruleArgs, mode) === true }
-      : {}),
     execute: (ctx: ToolExecutionContext) => (execute as RunnableToolExecution['execute']).call(raw, ctx),
   };
+  if (accesses !== undefined) execution.accesses = accesses;
+  if (typeof description === 'string') execution.description = description;
+  if (display !== undefined && display !== null) execution.display = display as RunnableToolExecution['display'];
+  if (raw.stopBatchAfterThis === true) {
+    execution.stopBatchAfterThis = true;
+    if (typeof raw.skippedMessage === 'string') execution.skippedMessage = raw.skippedMessage;
+  }
+  if (raw.resolveLaterCallsAfterThis === true) execution.resolveLaterCallsAfterThis = true;
+  if (approval === 'auto' || approval === 'ask') execution.approval = approval;
+  if (typeof matchesRule === 'function') {
+    const match = matchesRule as NonNullable<RunnableToolExecution['matchesRule']>;
+    execution.matchesRule = (ruleArgs: string, mode?: 'allow' | 'deny') => match.call(raw, ruleArgs, mode) === true;
+  }
   return { execution, accesses: accesses ?? ToolAccesses.all() };
 }
 

@@ -364,3 +364,56 @@ test('many concurrent batches without a signal do not pile up abort listeners', 
   expect(batches.every(([r]) => r!.outcome === 'executed')).toBe(true);
   expect(warnings).toEqual([]);
 });
+
+describe('the preflight window', () => {
+  // With one run slot the window is its minimum, 128 calls: the batch is larger, so the later
+  // calls must wait for earlier ones to end before they are resolved.
+  const BATCH = 300;
+  const WINDOW = 128;
+
+  test('at most 128 calls are resolved and not yet ended at once, and every call still gets its result in order', async () => {
+    // Resolved again right before it runs (the recheck), so count calls, not resolutions.
+    const open = new Set<string>();
+    let mostOpen = 0;
+    h = openHarness({
+      cwd: dir.path,
+      config: { executor: { maxConcurrentCalls: 1 } },
+      tools: [
+        testTool<{ id: string }>('T', {
+          approval: 'auto',
+          resolve: ({ id }) => {
+            open.add(id);
+            mostOpen = Math.max(mostOpen, open.size);
+            return {
+              accesses: [],
+              approvalRule: 'T',
+              execute: async () => {
+                await new Promise((r) => setImmediate(r));
+                open.delete(id);
+                return { output: `done ${id}` };
+              },
+            };
+          },
+        }),
+      ],
+      interactions: approveAll(),
+    });
+    const calls = Array.from({ length: BATCH }, (_, i) => ({ id: `c${i}`, name: 'T', arguments: { id: `c${i}` } }));
+    const results = await h.agent.executor.execute(calls);
+    expect(results.map((r) => r.output)).toEqual(calls.map((c) => `done ${c.id}`));
+    expect(mostOpen).toBe(WINDOW);
+  });
+
+  test('a call that stops the batch skips the later calls of every later window', async () => {
+    h = openHarness({
+      cwd: dir.path,
+      config: { executor: { maxConcurrentCalls: 1 } },
+      tools: [testTool<{ id: string }>('T', { approval: 'auto', accesses: () => [], stopBatchAfterThis: ({ id }) => id === 'c200' })],
+      interactions: approveAll(),
+    });
+    const calls = Array.from({ length: BATCH }, (_, i) => ({ id: `c${i}`, name: 'T', arguments: { id: `c${i}` } }));
+    const outcomes = (await h.agent.executor.execute(calls)).map((r) => r.outcome);
+    expect(outcomes.slice(0, 201)).toEqual(Array(201).fill('executed'));
+    expect(outcomes.slice(201)).toEqual(Array(BATCH - 201).fill('skipped'));
+  });
+});
