@@ -32,7 +32,7 @@ import {
   type StoredCronJob,
   toCronState,
 } from './cronModel';
-import { type CronSchedule, countOccurrences, hostTimeZone, parseCronSchedule } from './cronSchedule';
+import { type CronSchedule, countOccurrences, hostTimeZone, loadCronCalculator, parseCronSchedule } from './cronSchedule';
 
 const NOT_RUNNING = 'agent not running';
 const CLOCK_JUMPED = 'the machine slept or the clock jumped';
@@ -81,6 +81,7 @@ export class AgentCronService implements IAgentCronService {
     this.owner = { agentId: options.id, dataDir: options.dataDir };
     this.active = isMainAgent(options) && hasPromptInjection(services.get(IAgentPromptInjection));
     if (!this.active) return;
+    loadCronCalculator();
     this.run(() => this.load()).catch((error: unknown) => this.warningEmitter.fire(`The cron jobs of agent ${this.owner.agentId} could not be loaded: ${errorMessage(error)}`));
   }
 

@@ -5,9 +5,15 @@ import { CronError } from './contract';
 export const CRON_MACROS = ['@hourly', '@daily', '@weekly', '@monthly'] as const;
 const FIELDS_HINT = `use 5 fields (minute hour day-of-month month day-of-week) or ${CRON_MACROS.join(', ')}`;
 
-// Required on first use: most agents never schedule anything.
+// Required on first use (loadCronCalculator), not at start-up: most agents never schedule anything.
+let cronerModule: typeof import('croner') | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const croner = (): typeof import('croner') => require('croner') as typeof import('croner');
+const croner = (): typeof import('croner') => (cronerModule ??= require('croner') as typeof import('croner'));
+
+/** Loads croner now, so that CronCreate's resolve (which parses) does no file I/O. */
+export function loadCronCalculator(): void {
+  croner();
+}
 
 /** A parsed schedule: croner as a pure calculator (paused, no callback: it never sets a timer). */
 export interface CronSchedule {
