@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
 import { bashBench } from './bash.bench';
+import { cronBench } from './cron.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
 import { hooksBench } from './hooks.bench';
@@ -16,6 +17,7 @@ import { startupBench } from './startup.bench';
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
   bash: bashBench,
+  cron: cronBench,
   executor: executorBench,
   read: readBench,
   files: filesBench,

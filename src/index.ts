@@ -147,6 +147,15 @@ export {
 } from './services/agentState/agentState';
 export { FileAgentStateStore, agentStateFilePath } from './services/agentState/fileAgentStateStore';
 export { IClock, SystemClock } from './services/clock/clock';
+export {
+  IAgentPromptInjection,
+  NO_PROMPT_INJECTION,
+  hasPromptInjection,
+  PROMPT_INJECTION_ORIGINS,
+  type PromptInjectionOrigin,
+  type PromptInjectionRequest,
+  type PromptInjectionResult,
+} from './services/promptInjection/promptInjection';
 export { IAgentProfileService, ProfileError, DEFAULT_PROFILE_NAME, type AgentProfile, type ProfileSelection } from './services/profile/profile';
 export {
   IAgentToolRegistryService,

@@ -1,4 +1,5 @@
 import type { Feature, FeatureConfigInput } from '../di/feature';
+import { createCronFeature } from '../features/cron/cronFeature';
 import { createGoalFeature } from '../features/goal/goalFeature';
 import { createHooksFeature } from '../features/hooks/hooksFeature';
 import { createMcpFeature } from '../features/mcp/mcpFeature';
@@ -13,7 +14,7 @@ import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createHooksFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createCronFeature(), createHooksFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {

@@ -29,6 +29,7 @@ import { AgentToolResultTruncationService } from '../services/truncation/agentTo
 import { IAgentToolSelectService } from '../services/toolSelect/toolSelect';
 import { AgentToolSelectService } from '../services/toolSelect/agentToolSelectService';
 import { IAgentUserToolService } from '../services/userTools/userTools';
+import { IAgentPromptInjection, NO_PROMPT_INJECTION } from '../services/promptInjection/promptInjection';
 import { AgentUserToolService } from '../services/userTools/agentUserToolService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
 import { IAgentStartup } from '../di/agentStartup';
@@ -68,6 +69,8 @@ export const coreAgentModule = new ContainerModule(({ bind }) => {
   bind(IAgentModelService).to(AgentModelService).inSingletonScope();
   bind(IAgentToolSelectService).to(AgentToolSelectService).inSingletonScope();
   bind(IAgentUserToolService).to(AgentUserToolService).inSingletonScope();
+  // The host rebinds it to take prompts between turns (cron fires).
+  bind(IAgentPromptInjection).toConstantValue(NO_PROMPT_INJECTION);
   // Wires the deferred-tool guard into the executor from the start.
   bind(IAgentStartup).toService(IAgentToolSelectService);
 });

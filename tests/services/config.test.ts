@@ -54,6 +54,7 @@ describe('configuration', () => {
       questions: { timeoutS: 600 },
       notify: { dedupeSeconds: 300, perMinute: 3 },
       plan: { autoApprove: false },
+      cron: { wakeCheckMinutes: 10 },
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
     });
@@ -76,7 +77,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, hooks)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks)',
     );
   });
 

@@ -1,4 +1,5 @@
 import { IBuiltinToolAssemblyService } from '../../src/services/toolAssembly/builtinToolAssembly';
+import { IAgentPromptInjection } from '../../src/services/promptInjection/promptInjection';
 import {
   PROVIDER_TOOL_NAME_PATTERN,
   providerToolListProblems,
@@ -43,9 +44,15 @@ describe('provider formats', () => {
   });
 
   test('every builtin tool fits both APIs', async () => {
-    // A host that answers questions, reviews plans and takes notifications, so AskUserQuestion, EnterPlanMode and NotifyUser are listed too.
+    // A host that answers questions, reviews plans, takes notifications and takes prompts, so AskUserQuestion, EnterPlanMode, NotifyUser and the cron tools are listed too.
     const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
-    const { app, agent } = fx.open({ builtins: true, interactions, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
+    const { app, agent } = fx.open({
+      builtins: true,
+      interactions,
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      modelCapabilities: ['dynamically_loaded_tools'],
+      overrides: (c) => c.rebind(IAgentPromptInjection).toConstantValue({ enqueue: () => 'dropped' }),
+    });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
     expect(providerToolListProblems(tools)).toEqual([]);

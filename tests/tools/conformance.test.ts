@@ -8,6 +8,7 @@ import { checkToolConformance } from '../../src/tool/conformance';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
+import { IAgentPromptInjection } from '../../src/services/promptInjection/promptInjection';
 import { FakeHost } from '../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
@@ -21,12 +22,15 @@ const dir = useTempDir();
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
   const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
-  // A host that answers questions, takes notifications and reviews plans, so AskUserQuestion, NotifyUser and EnterPlanMode are active.
+  // A host that answers questions, takes notifications, reviews plans and takes prompts, so AskUserQuestion, NotifyUser, EnterPlanMode and the cron tools are active.
   const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
   const agent = app.createAgent({
     cwd: dir.path,
     modelCapabilities: ['dynamically_loaded_tools'],
-    overrides: (c) => c.rebind(ISessionInteractionService).toConstantValue(host),
+    overrides: (c) => {
+      c.rebind(ISessionInteractionService).toConstantValue(host);
+      c.rebind(IAgentPromptInjection).toConstantValue({ enqueue: () => 'dropped' });
+    },
   });
   const contributions = app.get(IBuiltinToolAssemblyService).contributions;
   return { app, agent, contributions };

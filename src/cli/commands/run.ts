@@ -12,6 +12,7 @@ import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
 import { type CliIo, InterruptedError, UsageError } from '../io';
+import { PrintingPromptInjection } from '../promptInjection';
 
 interface RunFlags extends WorkspaceFlags {
   readonly yes?: boolean;
@@ -177,6 +178,7 @@ export function runCommand(io: CliIo): Command {
       if (flags.yes) binding.toConstantValue(new ApproveAllInteractions(io.stderr));
       else if (terminal) binding.toConstantValue(terminal);
       else binding.toConstantValue(new UnattendedInteractions(io.stderr));
+      PrintingPromptInjection.bindTo(container, io.stderr);
     });
     try {
       const executor = session.agent.executor;

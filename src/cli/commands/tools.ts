@@ -4,6 +4,7 @@ import { MODEL_TOOL_FORMATS, type ModelToolFormat, toModelTools } from '../../to
 import { openAgentSession } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import type { CliIo } from '../io';
+import { PrintingPromptInjection } from '../promptInjection';
 import { formatTable, summaryLine } from '../table';
 
 interface ToolsFlags extends WorkspaceFlags {
@@ -24,7 +25,7 @@ export function toolsCommand(io: CliIo): Command {
     .option('--all', 'also list builtin tools that are not active, with the reason');
   addWorkspaceOptions(command);
   command.action(async (flags: ToolsFlags) => {
-    const session = openAgentSession(flags, io);
+    const session = openAgentSession(flags, io, (container) => PrintingPromptInjection.bindTo(container, io.stderr));
     try {
       await session.whenMcpSettled();
       const tools = session.agent.get(IAgentToolSelectService).modelTools();

@@ -17,6 +17,9 @@ class FakeClock implements IClock {
   now(): number {
     return this.at;
   }
+  setTimer(): never {
+    throw new Error('This test sets no timers.');
+  }
 }
 
 function open(options: Partial<HarnessOptions> & { clock?: FakeClock } = {}): Harness & { goals: IAgentGoalService; clock: FakeClock } {

@@ -10,6 +10,9 @@ class FakeClock implements IClock {
   now(): number {
     return this.ms;
   }
+  setTimer(): never {
+    throw new Error('This test sets no timers.');
+  }
   advance(seconds: number): void {
     this.ms += seconds * 1000;
   }

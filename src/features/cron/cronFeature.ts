@@ -1,0 +1,26 @@
+import { IAgentStartup } from '../../di/agentStartup';
+import { Feature } from '../../di/feature';
+import { AgentCronService } from './agentCronService';
+import { IAgentCronService, ICronScheduler } from './contract';
+import { cronConfig } from './cronConfig';
+import { CronScheduler } from './cronScheduler';
+import { cronCreateTool, cronDeleteTool, cronListTool } from './cronTools';
+
+/**
+ * Cron jobs of a main agent (IAgentCronService, durable in state `cron`) on the App's one timer
+ * (ICronScheduler), delivered through the host's IAgentPromptInjection; CronCreate, CronDelete and
+ * CronList. Inactive unless the host binds IAgentPromptInjection.
+ */
+export function createCronFeature() {
+  return new Feature('cron')
+    .contributeConfig(cronConfig)
+    .bindApp(({ bind }) => bind(ICronScheduler).to(CronScheduler).inSingletonScope(), [ICronScheduler])
+    .bindAgent(({ bind }) => {
+      bind(IAgentCronService).to(AgentCronService).inSingletonScope();
+      // It loads the jobs, counts the fires missed while the agent was down and arms the timer at once.
+      bind(IAgentStartup).toService(IAgentCronService);
+    })
+    .contributeTool(cronCreateTool)
+    .contributeTool(cronDeleteTool)
+    .contributeTool(cronListTool);
+}
