@@ -38,7 +38,7 @@ export function parseSkillFile(text: string): SkillFileText {
   const firstError = doc.errors[0];
   if (firstError) {
     // The front matter starts on the file's second line.
-    const line = (firstError.linePos?.[0]?.line ?? 0) + 1;
+    const line = frontMatter.slice(0, firstError.pos[0]).split('\n').length + 1;
     const reason = firstError.message.split(' at line ')[0]!.trim();
     return {
       fields: readLeniently(lines.slice(1, close)),
