@@ -79,9 +79,11 @@ export class SkillLoadError extends Error {
 export interface ISkillCatalog {
   /** The skills and diagnostics now: revalidates the roots (one stat per SKILL.md) and rereads what changed. */
   list(): SkillListing;
+  /** The last listing, without I/O (the first call lists). */
+  snapshot(): SkillListing;
   /** A skill by name from the last listing (no I/O once listed). */
   get(name: string): Skill | undefined;
-  /** Skills matching words of `query` in their name or description, best first, at most `limit` (default 10). */
+  /** Model-invocable skills of the last listing matching words of `query` in their name or description, best first, at most `limit` (default 10). */
   search(query: string, limit?: number): readonly SkillSearchHit[];
   /** Reads a skill's body and lists its files (up to `maxFiles`). Throws SkillLoadError when it cannot. */
   load(skill: Skill, maxFiles: number): Promise<LoadedSkill>;

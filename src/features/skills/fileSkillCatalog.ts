@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { errorMessage } from '../../base/errors';
-import { formatBytes } from '../../base/strings';
+import { formatBytes, formatCount } from '../../base/strings';
 import { IConfigService } from '../../services/config/config';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { type ISkillCatalog, type LoadedSkill, type Skill, type SkillDiagnostic, type SkillListing, SkillLoadError, type SkillScope, type SkillSearchHit, SKILL_FILE_NAME } from './contract';
@@ -101,15 +101,19 @@ export class FileSkillCatalog implements ISkillCatalog {
     return this.last!;
   }
 
+  snapshot(): SkillListing {
+    return this.last ?? this.list();
+  }
+
   get(name: string): Skill | undefined {
-    return (this.last ?? this.list()).skills.find((s) => s.name === name);
+    return this.snapshot().skills.find((s) => s.name === name);
   }
 
   search(query: string, limit = 10): readonly SkillSearchHit[] {
     const words = query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
     const phrase = query.trim().toLowerCase();
     const hits: SkillSearchHit[] = [];
-    for (const skill of this.list().skills) {
+    for (const skill of this.snapshot().skills) {
       if (skill.disableModelInvocation) continue;
       const name = skill.name.toLowerCase();
       const description = skill.description.toLowerCase();
@@ -192,7 +196,7 @@ function canonical(dir: string): string | undefined {
 }
 
 function tooLarge(size: number): string {
-  return `SKILL.md is ${formatBytes(size)}; skills are read up to ${formatBytes(MAX_SKILL_FILE_BYTES)}. Move the long parts into files beside it that the body names.`;
+  return `SKILL.md has ${formatCount(size)} bytes; skills are read up to ${formatCount(MAX_SKILL_FILE_BYTES)} bytes (${formatBytes(MAX_SKILL_FILE_BYTES)}). Move the long parts into files beside it that the body names.`;
 }
 
 function readSkillFile(file: string, folder: string, stat: fs.Stats, scope: SkillScope, signature: string): ReadSkill {
@@ -253,10 +257,15 @@ function readBounded(file: string): string {
   }
 }
 
-/** Relative paths of the files in a skill folder, sorted, breadth-first within the walk's bounds. */
+function sortFrom(items: string[], start: number): void {
+  items.splice(start, items.length - start, ...items.slice(start).sort());
+}
+
+/** Relative paths of the files in a skill folder within the walk's bounds: the folder's own files first, then each level deeper, sorted within a level. */
 async function listFiles(dir: string, maxFiles: number): Promise<{ files: string[]; more: boolean }> {
   const files: string[] = [];
   let visited = 0;
+  let levelStart = 0;
   let stopped = false;
   let level: string[] = [''];
   for (let depth = 0; depth < MAX_SKILL_WALK_DEPTH && level.length > 0 && !stopped; depth++) {
@@ -281,8 +290,9 @@ async function listFiles(dir: string, maxFiles: number): Promise<{ files: string
       if (stopped) break;
     }
     if (depth === MAX_SKILL_WALK_DEPTH - 1 && next.length > 0) stopped = true;
+    sortFrom(files, levelStart);
+    levelStart = files.length;
     level = next.sort();
   }
-  files.sort();
   return { files: files.slice(0, maxFiles), more: stopped || files.length > maxFiles };
 }

@@ -65,16 +65,17 @@ export class SkillTool implements ExecutableTool<SkillInput> {
 
   private resolveQuery(query: string): ToolExecution {
     return {
-      accesses: this.catalog.list().roots.map((root) => ToolAccesses.readTree(root)),
+      accesses: this.catalog.snapshot().roots.map((root) => ToolAccesses.readTree(root)),
       description: `Searching skills for "${query}"`,
       display: { kind: 'search', query, scope: 'skills' },
       approvalRule: SKILL_TOOL_NAME,
       // It reads skill names and descriptions only, and runs nothing.
       approval: 'auto',
       execute: async (): Promise<ToolResult> => {
+        const listing = this.catalog.list();
         const hits = this.catalog.search(query, SKILL_QUERY_LIMIT);
         if (hits.length === 0) {
-          const count = this.catalog.list().skills.filter((s) => !s.disableModelInvocation).length;
+          const count = listing.skills.filter((s) => !s.disableModelInvocation).length;
           return toolError(`No skill matches "${query}"; try other words. ${count} skill${count === 1 ? ' is' : 's are'} listed in the Skill tool's description.`);
         }
         const lines = [`query: ${query}`, `matches: ${hits.length}`, '', ...hits.map((h) => `- ${h.skill.name} (${h.skill.scope}): ${h.skill.description}`), '', 'Run one with Skill({name: "…", args: "…"}).'];
@@ -122,7 +123,7 @@ export class SkillTool implements ExecutableTool<SkillInput> {
   }
 
   private notFound(name: string): string {
-    const names = this.catalog.list().skills.filter((s) => !s.disableModelInvocation).map((s) => s.name);
+    const names = this.catalog.snapshot().skills.filter((s) => !s.disableModelInvocation).map((s) => s.name);
     const suggestion = closestMatch(name, names) ?? this.catalog.search(name.replace(/[-_]/g, ' '), 1)[0]?.skill.name;
     return `Skill "${name}" not found;${suggestion !== undefined ? ` did you mean "${suggestion}"?` : ''} Skill({query}) searches.`;
   }
