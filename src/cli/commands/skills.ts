@@ -5,6 +5,9 @@ import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import type { CliIo } from '../io';
 import { formatTable, summaryLine } from '../table';
 
+const NO_ROOTS =
+  'No skills: no skills folder exists. A skill is a folder <name>/ with a SKILL.md, in .agents/skills or .claude/skills of the workspace or of the home directory, or in a folder named in config skills.paths.\n';
+
 interface SkillsFlags extends WorkspaceFlags {
   readonly json?: boolean;
 }
@@ -28,7 +31,8 @@ export function skillsCommand(io: CliIo): Command {
         io.stdout.write('\n');
       }
       const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-      io.stdout.write(`${count(listing.skills.length, 'skill')} in ${count(listing.roots.length, 'root')}${listing.roots.length > 0 ? ` (${listing.roots.join(', ')})` : ''}.\n`);
+      if (listing.roots.length === 0) io.stdout.write(NO_ROOTS);
+      else io.stdout.write(`${count(listing.skills.length, 'skill')} in ${count(listing.roots.length, 'root')} (${listing.roots.join(', ')}).\n`);
       if (listing.diagnostics.length > 0) {
         io.stdout.write(`\n${count(listing.diagnostics.length, 'problem')}:\n`);
         for (const d of listing.diagnostics) io.stdout.write(`${d.severity}: ${d.path}: ${d.message}\n`);
