@@ -37,11 +37,34 @@ export function skillRoots(cwd: string, homeDir: string, paths: readonly string[
   ];
 }
 
-/** One SKILL.md as last read, kept while its size, mtime and inode stay the same. */
-interface ReadSkill {
+/** One SKILL.md as last read, kept while its size, mtime and inode (and its folder's) stay the same. */
+export interface ReadSkill {
   readonly signature: string;
   readonly skill?: Skill;
   readonly problems: readonly SkillFileProblem[];
+}
+
+/** SKILL.md files entries this cache keeps at most; past it, the oldest go. */
+const MAX_CACHED_SKILL_FILES = 10_000;
+
+/**
+ * The SKILL.md files read so far, by path (App scope): every agent of the App (a swarm of
+ * subagents on one workspace) parses each file once, until it changes.
+ */
+@injectable()
+export class SkillFileCache {
+  private readonly entries = new Map<string, ReadSkill>();
+
+  get(file: string, signature: string): ReadSkill | undefined {
+    const entry = this.entries.get(file);
+    return entry?.signature === signature ? entry : undefined;
+  }
+
+  set(file: string, entry: ReadSkill): void {
+    this.entries.delete(file);
+    this.entries.set(file, entry);
+    if (this.entries.size > MAX_CACHED_SKILL_FILES) this.entries.delete(this.entries.keys().next().value!);
+  }
 }
 
 /**
@@ -54,51 +77,36 @@ interface ReadSkill {
 export class FileSkillCatalog implements ISkillCatalog {
   private readonly changeEmitter = new Emitter<SkillListing>();
   readonly onDidChange = this.changeEmitter.event;
-  private readonly read = new Map<string, ReadSkill>();
   private last: SkillListing | undefined;
   private lastKey = '';
 
   constructor(
     @inject(IAgentOptions) private readonly options: AgentOptions,
     @inject(IConfigService) private readonly config: IConfigService,
+    @inject(SkillFileCache) private readonly cache: SkillFileCache,
   ) {}
 
   list(): SkillListing {
     const roots = skillRoots(this.options.cwd, this.options.homeDir, this.config.section(skillsConfig).paths);
-    const skills: Skill[] = [];
-    const diagnostics: SkillDiagnostic[] = [];
-    const byName = new Map<string, Skill>();
     const seenRoots = new Set<string>();
-    const seenFiles = new Set<string>();
+    const rootDiagnostics: SkillDiagnostic[] = [];
+    const found: FoundSkill[] = [];
     for (const root of roots) {
       const canonicalRoot = canonical(root.dir);
       // A root linked to another (.claude/skills -> ../.agents/skills) is the same skills once.
       if (canonicalRoot === undefined || seenRoots.has(canonicalRoot)) continue;
       seenRoots.add(canonicalRoot);
-      for (const found of this.readRoot(root, canonicalRoot, diagnostics)) {
-        seenFiles.add(found.file);
-        for (const problem of found.read.problems) diagnostics.push({ ...problem, path: found.file, ...(found.read.skill ? { skill: found.read.skill.name } : {}) });
-        const skill = found.read.skill;
-        if (!skill) continue;
-        const first = byName.get(skill.name);
-        if (first) {
-          diagnostics.push({ severity: 'warning', path: found.file, skill: skill.name, message: `Duplicate skill "${skill.name}": ${first.file} comes first and is the one used; rename or remove this one.` });
-          continue;
-        }
-        byName.set(skill.name, skill);
-        skills.push(skill);
-      }
+      found.push(...this.readRoot(root, canonicalRoot, rootDiagnostics));
     }
-    for (const file of this.read.keys()) if (!seenFiles.has(file)) this.read.delete(file);
-    const listing: SkillListing = { roots: [...seenRoots], skills, diagnostics };
-    const key = JSON.stringify(listing);
-    if (key !== this.lastKey) {
-      const changed = this.last !== undefined;
-      this.last = listing;
-      this.lastKey = key;
-      if (changed) this.changeEmitter.fire(listing);
-    }
-    return this.last!;
+    // Same roots, same files with the same stats, same root problems: the same listing, nothing to rebuild.
+    const key = JSON.stringify([[...seenRoots], found.map((f) => `${f.file}|${f.read.signature}`), rootDiagnostics]);
+    if (this.last && key === this.lastKey) return this.last;
+    const listing = assemble([...seenRoots], found, rootDiagnostics);
+    const changed = this.last !== undefined;
+    this.last = listing;
+    this.lastKey = key;
+    if (changed) this.changeEmitter.fire(listing);
+    return listing;
   }
 
   snapshot(): SkillListing {
@@ -143,7 +151,7 @@ export class FileSkillCatalog implements ISkillCatalog {
   }
 
   /** The SKILL.md files of one root, each read (or taken from the cache). */
-  private readRoot(root: SkillRoot, canonicalRoot: string, diagnostics: SkillDiagnostic[]): Array<{ file: string; read: ReadSkill }> {
+  private readRoot(root: SkillRoot, canonicalRoot: string, diagnostics: SkillDiagnostic[]): FoundSkill[] {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(canonicalRoot, { withFileTypes: true });
@@ -158,23 +166,25 @@ export class FileSkillCatalog implements ISkillCatalog {
     if (folders.length > MAX_SKILLS_PER_ROOT) {
       diagnostics.push({ severity: 'warning', path: root.dir, message: `The skills root has ${folders.length} folders; the first ${MAX_SKILLS_PER_ROOT} (by name) are read, the rest are not.` });
     }
-    const found: Array<{ file: string; read: ReadSkill }> = [];
+    const found: FoundSkill[] = [];
     for (const folder of folders.slice(0, MAX_SKILLS_PER_ROOT)) {
       const file = nodePath.join(canonicalRoot, folder, SKILL_FILE_NAME);
       let stat: fs.Stats | undefined;
       try {
         stat = fs.statSync(file, { throwIfNoEntry: false });
       } catch (error) {
-        found.push({ file, read: { signature: '', problems: [{ severity: 'error', message: `SKILL.md cannot be read (${errorMessage(error)}).` }] } });
+        found.push({ file, read: { signature: `unreadable:${errorMessage(error)}`, problems: [{ severity: 'error', message: `SKILL.md cannot be read (${errorMessage(error)}).` }] } });
         continue;
       }
       // A folder without SKILL.md holds something else (shared scripts): not a skill.
       if (!stat) continue;
-      const signature = `${stat.size}:${stat.mtimeMs}:${stat.ino}:${root.scope}`;
-      let read = this.read.get(file);
-      if (read?.signature !== signature) {
+      // The folder's mtime changes when scripts/ appears, which changes what approving the skill means.
+      const folderStat = fs.statSync(nodePath.dirname(file), { throwIfNoEntry: false });
+      const signature = `${stat.size}:${stat.mtimeMs}:${stat.ino}:${folderStat?.mtimeMs}:${root.scope}`;
+      let read = this.cache.get(file, signature);
+      if (!read) {
         read = readSkillFile(file, folder, stat, root.scope, signature);
-        this.read.set(file, read);
+        this.cache.set(file, read);
       }
       found.push({ file, read });
     }
@@ -185,6 +195,31 @@ export class FileSkillCatalog implements ISkillCatalog {
   dispose(): void {
     this.changeEmitter.dispose();
   }
+}
+
+interface FoundSkill {
+  readonly file: string;
+  readonly read: ReadSkill;
+}
+
+/** The listing from the files found, in root order: the first of a name wins, later ones are reported. */
+function assemble(roots: readonly string[], found: readonly FoundSkill[], rootDiagnostics: readonly SkillDiagnostic[]): SkillListing {
+  const skills: Skill[] = [];
+  const diagnostics: SkillDiagnostic[] = [...rootDiagnostics];
+  const byName = new Map<string, Skill>();
+  for (const { file, read } of found) {
+    for (const problem of read.problems) diagnostics.push({ ...problem, path: file, ...(read.skill ? { skill: read.skill.name } : {}) });
+    const skill = read.skill;
+    if (!skill) continue;
+    const first = byName.get(skill.name);
+    if (first) {
+      diagnostics.push({ severity: 'warning', path: file, skill: skill.name, message: `Duplicate skill "${skill.name}": ${first.file} comes first and is the one used; rename or remove this one.` });
+      continue;
+    }
+    byName.set(skill.name, skill);
+    skills.push(skill);
+  }
+  return { roots, skills, diagnostics };
 }
 
 function canonical(dir: string): string | undefined {
@@ -232,11 +267,7 @@ function readSkillFile(file: string, folder: string, stat: fs.Stats, scope: Skil
 }
 
 function isDirectory(path: string): boolean {
-  try {
-    return fs.statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return fs.statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
 /** The file's text, refused past MAX_SKILL_FILE_BYTES: read through one descriptor, so a file that grows after its stat cannot slip past. */

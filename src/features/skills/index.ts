@@ -12,7 +12,7 @@ export {
   type SkillSearchHit,
   type LoadedSkill,
 } from './contract';
-export { FileSkillCatalog, skillRoots, type SkillRoot, MAX_SKILL_FILE_BYTES, MAX_SKILLS_PER_ROOT } from './fileSkillCatalog';
+export { FileSkillCatalog, SkillFileCache, type ReadSkill, skillRoots, type SkillRoot, MAX_SKILL_FILE_BYTES, MAX_SKILLS_PER_ROOT } from './fileSkillCatalog';
 export { parseSkillFile, type SkillFileText, type SkillFileProblem } from './frontMatter';
 export { skillNameProblem, SKILL_NAME_MAX_CHARS, SKILL_DESCRIPTION_MAX_CHARS } from './skillRules';
 export { formatSkillListing, type SkillListingText } from './skillListing';

@@ -12,7 +12,7 @@ import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
 import { escapeRuleText } from '../../tool/ruleMatch';
 import { AgentSkillsService } from './agentSkillsService';
-import { ISkillCatalog, type Skill, SkillLoadError, SKILL_TOOL_NAME } from './contract';
+import { ISkillCatalog, type Skill, type SkillListing, SkillLoadError, SKILL_TOOL_NAME } from './contract';
 import { expandSkillBody, formatActivation } from './skillActivation';
 import { formatSkillListing } from './skillListing';
 import { SKILL_SAMPLES, type SkillInput, SkillInputSchema } from './skillSchemas';
@@ -48,9 +48,17 @@ export class SkillTool implements ExecutableTool<SkillInput> {
     @inject(AgentSkillsService) private readonly session: AgentSkillsService,
   ) {}
 
+  /** The description last rendered, for the listing and budget it was rendered from. */
+  private rendered: { listing: SkillListing; budget: number; text: string } | undefined;
+
   get description(): string {
-    const listing = formatSkillListing(this.catalog.list().skills, this.config.section(skillsConfig).listingChars);
-    return renderPrompt(loadDescriptionTemplate(__dirname, 'skill.md'), { SKILL_LISTING: listing.text });
+    const listing = this.catalog.list();
+    const budget = this.config.section(skillsConfig).listingChars;
+    if (this.rendered?.listing !== listing || this.rendered.budget !== budget) {
+      const text = renderPrompt(loadDescriptionTemplate(__dirname, 'skill.md'), { SKILL_LISTING: formatSkillListing(listing.skills, budget).text });
+      this.rendered = { listing, budget, text };
+    }
+    return this.rendered.text;
   }
 
   resolveExecution(input: SkillInput): ToolExecution {

@@ -2,7 +2,7 @@ import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { AgentSkillsService } from './agentSkillsService';
 import { ISkillCatalog } from './contract';
-import { FileSkillCatalog } from './fileSkillCatalog';
+import { FileSkillCatalog, SkillFileCache } from './fileSkillCatalog';
 import { skillsConfig } from './skillsConfig';
 import { skillTool } from './skillTool';
 
@@ -10,6 +10,9 @@ import { skillTool } from './skillTool';
 export function createSkillsFeature() {
   return new Feature('skills')
     .contributeConfig(skillsConfig)
+    .bindApp(({ bind }) => {
+      bind(SkillFileCache).toSelf().inSingletonScope();
+    }, [SkillFileCache])
     .bindAgent(({ bind }) => {
       bind(ISkillCatalog).to(FileSkillCatalog).inSingletonScope();
       bind(AgentSkillsService).toSelf().inSingletonScope();
