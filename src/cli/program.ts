@@ -4,6 +4,7 @@ import { errorMessage } from '../base/errors';
 import { ConfigError } from '../services/config/configLoader';
 import { mcpCommand } from './commands/mcp';
 import { runCommand } from './commands/run';
+import { skillsCommand } from './commands/skills';
 import { toolsCommand } from './commands/tools';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, signalExitCode, stopSignalOf, UsageError } from './io';
 
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIo): Command {
   program.addCommand(toolsCommand(io));
   program.addCommand(runCommand(io));
   program.addCommand(mcpCommand(io));
+  program.addCommand(skillsCommand(io));
   const configure = (commands: readonly Command[]) => {
     for (const command of commands) {
       command.exitOverride().configureOutput({

@@ -9,6 +9,7 @@ import {
 } from '../../src/tool/modelToolFormats';
 import { useAgent } from '../helpers/agentHarness';
 import { FakeHost } from '../helpers/fakeHost';
+import { writeFiles } from '../helpers/tempDir';
 
 const fx = useAgent();
 
@@ -46,6 +47,8 @@ describe('provider formats', () => {
   test('every builtin tool fits both APIs', async () => {
     // A host that answers questions, reviews plans, takes notifications and takes prompts, so AskUserQuestion, EnterPlanMode, NotifyUser and the cron tools are listed too.
     const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
+    // A skill, so the Skill tool is active (it is left out when there is none).
+    writeFiles(fx.dir, { '.agents/skills/sample-skill/SKILL.md': '---\nname: sample-skill\ndescription: A sample skill.\n---\nDo it.\n' });
     const { app, agent } = fx.open({
       builtins: true,
       interactions,

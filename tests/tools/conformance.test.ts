@@ -7,6 +7,7 @@ import type { ToolExecution } from '../../src/tool/contract';
 import { checkToolConformance } from '../../src/tool/conformance';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
+import { SAMPLE_SKILL_NAME } from '../../src/features/skills/skillSchemas';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
 import { IAgentPromptInjection } from '../../src/services/promptInjection/promptInjection';
 import { FakeHost } from '../helpers/fakeHost';
@@ -38,7 +39,8 @@ function allBuiltins() {
 
 describe('every builtin tool', () => {
   test('is active, brings samples and conforms: name, description, schema, and resolveExecution without I/O', async () => {
-    writeFiles(dir.path, { 'src/a.ts': 'export {};\n' });
+    // A skill, so the Skill tool is active (it is left out when there is none).
+    writeFiles(dir.path, { 'src/a.ts': 'export {};\n', [`.agents/skills/${SAMPLE_SKILL_NAME}/SKILL.md`]: '---\nname: sample-skill\ndescription: A sample skill for the conformance suite.\n---\nDo the sample thing.\n' });
     const { app, agent, contributions } = allBuiltins();
     expect(contributions.length).toBeGreaterThanOrEqual(11);
     // The task tools refuse unknown ids, so their samples name a real task.
