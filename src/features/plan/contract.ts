@@ -16,6 +16,16 @@ export interface ModeChangedEvent {
   readonly approval?: 'reviewed' | 'auto-approved';
 }
 
+/**
+ * What plan mode reads of an MCP tool (the MCP feature's tools have these): its server, and that
+ * server's `mcpServers.<name>.planMode`. `allow` lets the tool run in plan mode; `guard` refuses it,
+ * or asks when the server annotates it `readOnlyHint` (the server's word, not a guarantee).
+ */
+export interface PlanModeMcpTool {
+  readonly server: string;
+  readonly planMode: 'guard' | 'allow';
+}
+
 /** A transition the mode refuses (already on, not on); the message says what to do. */
 export class PlanModeError extends Error {
   override readonly name = 'PlanModeError';
