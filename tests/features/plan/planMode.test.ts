@@ -5,6 +5,8 @@ import { createPlanFeature } from '../../../src/features/plan/planFeature';
 import { planModeDecision } from '../../../src/features/plan/planGuard';
 import { IAgentMcpService } from '../../../src/features/mcp/client/agentMcp';
 import type { AgentTool } from '../../../src/di/toolContribution';
+import { IAgentStateStore, type AgentStateWarning } from '../../../src/services/agentState/agentState';
+import { agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
 import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import type { PlanReviewResponse } from '../../../src/services/interaction/interaction';
@@ -57,6 +59,30 @@ describe('EnterPlanMode', () => {
     const { h: reopened } = open();
     expect(await reopened.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
     expect((await reopened.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+  });
+});
+
+describe('a corrupted mode state file', () => {
+  test.each([
+    ['not JSON', '{"version":2,"value":{"mode":"pl', 'it is not JSON ('],
+    ['JSON that is not a plan mode state', '{"version":2,"value":{"mode":"build","planFile":"/x.md"}}', 'not a plan mode state ({mode: "plan", planFile} or null)); it starts empty'],
+    ['a plan mode state without a plan file', '{"version":2,"value":{"mode":"plan"}}', 'not a plan mode state ({mode: "plan", planFile} or null)); it starts empty'],
+  ])('(%s): plan mode starts off with a warning naming the key, the file is kept aside, and entering writes a fresh state', async (_what, content, why) => {
+    const file = agentStateFilePath({ agentId: 'main', dataDir: fx.dataDir }, 'mode');
+    fs.mkdirSync(nodePath.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    const { h } = open();
+    const warnings: AgentStateWarning[] = [];
+    h.app.get(IAgentStateStore).onWarning((w) => warnings.push(w));
+    // The guard waits for the first read: a write right away runs, plan mode being off.
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
+    expect(await h.agent.container.get(IAgentPlanModeService).current()).toBeUndefined();
+    expect(warnings.map((w) => [w.key, w.message])).toEqual([['mode', expect.stringContaining(`State "mode" of agent main was unreadable (${why}`)]]);
+    expect(warnings[0]!.message).toContain(`the file was kept as ${warnings[0]!.keptAt}.`);
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
+    const planFile = await enter(h);
+    expect(await h.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
   });
 });
 
