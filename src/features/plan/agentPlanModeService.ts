@@ -76,6 +76,10 @@ export class AgentPlanModeService implements IAgentPlanModeService {
     return undefined;
   }
 
+  get knownPlanFile(): string | undefined {
+    return this.state?.planFile;
+  }
+
   current(): Promise<PlanModeState | undefined> {
     return this.read();
   }

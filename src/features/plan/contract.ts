@@ -39,6 +39,8 @@ export class PlanModeError extends Error {
 export interface IAgentPlanModeService {
   /** The current mode; undefined when plan mode is off. */
   current(): Promise<PlanModeState | undefined>;
+  /** The plan file as last read or written, without I/O (for a display); undefined when off or not read yet. */
+  readonly knownPlanFile: string | undefined;
   /** Creates the plan file under `<dataDir>/plans/` and turns the mode on; throws PlanModeError when it is on. */
   enter(): Promise<PlanModeState>;
   /** Turns the mode off; throws PlanModeError when it is off. */

@@ -180,7 +180,13 @@ describe('ExitPlanMode', () => {
 
   test('approve leaves the mode and returns the plan and the option picked', async () => {
     const { h, host, planFile, mode } = await withPlan(() => ({ decision: 'approve', option: 'Tests first' }));
-    const result = await h.call('ExitPlanMode', { options: [{ label: 'Tests first' }, { label: 'Parser first' }] });
+    const displays: unknown[] = [];
+    h.agent.executor.onToolCallStarted((e) => displays.push(e.display));
+    const result = await h.call('ExitPlanMode', { options: [{ label: 'Tests first', description: 'Write the failing test.' }, { label: 'Parser first' }] });
+    // A UI sees the review coming: the plan file and the options (the text is read when the call runs).
+    expect(displays).toEqual([
+      { kind: 'plan_review', path: planFile, options: [{ label: 'Tests first', description: 'Write the failing test.' }, { label: 'Parser first', description: '' }] },
+    ]);
     expect([result.outcome, result.isError]).toEqual(['executed', false]);
     expect(outputText(result.output)).toBe(
       `Plan approved by the user; plan mode is off. Carry out the plan, as picked: Tests first.\n\n<plan path="${planFile}">\n# Plan\n\n1. Fix the parser\n\n</plan>`,
