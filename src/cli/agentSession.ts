@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+import { type CommandHookProblem, IAgentCommandHooksService } from '../features/hooks/commandHooks';
 import { IAgentMcpService } from '../features/mcp/client/agentMcp';
 import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
 import { IAgentStateStore } from '../services/agentState/agentState';
@@ -48,6 +49,8 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
   const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
   mcp?.onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
   app.get(IAgentStateStore).onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
+  // A hook that fails does not block its call; the person who configured it must still hear of it.
+  if (agent.container.isBound(IAgentCommandHooksService)) agent.get(IAgentCommandHooksService).onDidReportProblem((problem) => io.stderr.write(hookWarning(problem)));
   return {
     app,
     agent,
@@ -55,6 +58,10 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
     whenMcpSettled: async () => mcp?.whenSettled(io.interrupt),
     dispose: () => app.dispose(),
   };
+}
+
+function hookWarning(problem: CommandHookProblem): string {
+  return `warning: ${problem.event} hook ${JSON.stringify(problem.command)} (for ${problem.toolName}, call ${problem.toolCallId}): ${problem.message}; it did not block the call\n`;
 }
 
 /** createApp; a configured feature the App refuses (a taken id, a missing requirement) is a usage error naming its module. */

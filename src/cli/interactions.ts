@@ -83,12 +83,15 @@ export function terminalAvailable(stderrIsTty: boolean | undefined): boolean {
   }
 }
 
-function formatRequest(request: ApprovalRequest): string {
+export function formatApprovalRequest(request: ApprovalRequest): string {
   const display = request.display;
   const lines = [`\n? ${request.toolName} wants to run: ${request.description}`];
   if (display.kind === 'command') lines.push(`    $ ${display.command}${display.cwd ? `   (in ${display.cwd})` : ''}`);
   else if (display.kind === 'file_io' || display.kind === 'diff') lines.push(`    ${display.path}`);
-  else lines.push(`    ${JSON.stringify(request.args).slice(0, 300)}`);
+  else if (display.kind === 'plan_review') {
+    lines.push(`    the plan${display.path !== undefined ? ` in ${display.path}` : ''} (you review it next)`);
+    display.options?.forEach((o, i) => lines.push(`    ${i + 1}. ${o.label}${o.description ? `: ${o.description}` : ''}`));
+  } else lines.push(`    ${JSON.stringify(request.args).slice(0, 300)}`);
   lines.push(`  [y] yes   [a] yes, and allow ${request.approvalRule} for this session   [n] no (you can add a reason: "n use X instead")`);
   return lines.join('\n') + '\n  > ';
 }
@@ -279,7 +282,7 @@ export class TerminalInteractions implements ISessionInteractionService {
   }
 
   private async askApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
-    const answer = await this.askUntil<ApprovalResponse>(formatRequest(request), signal, (text) => {
+    const answer = await this.askUntil<ApprovalResponse>(formatApprovalRequest(request), signal, (text) => {
         const [word = '', ...rest] = text.split(/\s+/);
         const choice = word.toLowerCase();
         if (choice === 'y' || choice === 'yes') return { decision: 'approve' };

@@ -51,7 +51,9 @@ export const ToolInputDisplaySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('task_stop'), task_id: z.string(), task_description: z.string() }),
   z.object({
     kind: z.literal('plan_review'),
-    plan: z.string(),
+    // Absent when the plan is only read as the call runs (ExitPlanMode: resolving does no I/O); its
+    // `plan_review` interaction then carries the text.
+    plan: z.string().optional(),
     path: z.string().optional(),
     options: z.array(z.object({ label: z.string(), description: z.string() })).optional(),
   }),

@@ -1,4 +1,4 @@
-import { ApproveAllInteractions, UnattendedInteractions, formatNotification, parsePlanReviewLine, parseQuestionLine } from '../../src/cli/interactions';
+import { ApproveAllInteractions, UnattendedInteractions, formatApprovalRequest, formatNotification, parsePlanReviewLine, parseQuestionLine } from '../../src/cli/interactions';
 import { NoInteractionHostError, type UserQuestion } from '../../src/services/interaction/interaction';
 
 const single: UserQuestion = { question: 'Which database?', header: 'Database', multiSelect: false, options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }] };
@@ -29,6 +29,26 @@ describe('a line typed for a plan review', () => {
     ['anything else is refused', [], 'ok', { problem: 'Please answer a, r or x.' }],
   ])('%s', (_name, options, text, expected) => {
     expect(parsePlanReviewLine(options, text)).toEqual(expected);
+  });
+});
+
+describe('an approval prompt', () => {
+  test('a plan_review display names the plan file and the options', () => {
+    const prompt = formatApprovalRequest({
+      kind: 'approval',
+      toolCallId: 'c',
+      toolName: 'ExitPlanMode',
+      args: {},
+      description: 'Asking the user to review the plan',
+      display: { kind: 'plan_review', path: '/d/plans/plan-1.md', options: [{ label: 'Tests first', description: 'Write the failing test.' }, { label: 'Parser first', description: '' }] },
+      approvalRule: 'ExitPlanMode',
+    });
+    expect(prompt.split('\n').slice(1, 5)).toEqual([
+      '? ExitPlanMode wants to run: Asking the user to review the plan',
+      '    the plan in /d/plans/plan-1.md (you review it next)',
+      '    1. Tests first: Write the failing test.',
+      '    2. Parser first',
+    ]);
   });
 });
 

@@ -376,3 +376,27 @@ describe('toolhost run stopped by a signal ends every process it started', () =>
     expect(cli.stdout()).toBe('');
   });
 });
+
+describe('toolhost run with command hooks from toolhost.json', () => {
+  test('a hook that exits 1, and one that times out, are reported on stderr and do not block the call', async () => {
+    writeFiles(ws, {
+      'hook-fails.sh': 'cat > /dev/null\necho "jq: not found" >&2\nexit 1\n',
+      'toolhost.json': JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Read', hooks: [{ type: 'command', command: 'sh ./hook-fails.sh' }] },
+            { matcher: 'Read', hooks: [{ type: 'command', command: 'sleep 30', timeout: 1 }] },
+          ],
+        },
+      }),
+    });
+    const run = await runCliProcess(['run', '--json'], { cwd: ws, input: batch([{ id: 'r1', name: 'Read', arguments: { path: 'a.txt' } }]) });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { results: Array<{ outcome: string; isError: boolean }> }).results.map((r) => [r.outcome, r.isError])).toEqual([['executed', false]]);
+    const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings.sort()).toEqual([
+      'warning: PreToolUse hook "sh ./hook-fails.sh" (for Read, call r1): the hook exited with code 1: jq: not found; it did not block the call',
+      'warning: PreToolUse hook "sleep 30" (for Read, call r1): the hook did not finish within its timeout of 1 s and was killed; it did not block the call',
+    ]);
+  });
+});

@@ -3,6 +3,7 @@ import { errorMessage } from '../../base/errors';
 import { Emitter } from '../../base/event';
 import { DisposableStore } from '../../base/lifecycle';
 import { shellEnvironment } from '../../base/shell/shellEnv';
+import { askBeforeApproval } from '../../services/approval/askBeforeApproval';
 import { IAgentToolApprovalService } from '../../services/approval/toolApproval';
 import { IConfigService } from '../../services/config/config';
 import {
@@ -114,9 +115,7 @@ export class AgentCommandHooksService implements IAgentCommandHooksService {
     } else if (answer.stop !== undefined) {
       ctx.veto(toolError(`Tool "${ctx.name}" was not run: a PreToolUse hook ended the turn: ${answer.stop}`, stop), 'vetoed');
     } else if (answer.decision === 'ask') {
-      const review = await this.approval.review(ctx, { alwaysAsk: true, reason: `a PreToolUse hook asks${answer.reason ? `: ${answer.reason}` : ''}` });
-      if (review.approved) ctx.allow();
-      else ctx.veto(review.result, review.aborted === true ? 'aborted' : 'denied');
+      await askBeforeApproval(this.approval, ctx, `a PreToolUse hook asks${answer.reason ? `: ${answer.reason}` : ''}`);
     } else if (answer.decision === 'allow' && this.approval.evaluate(ctx).kind !== 'deny') {
       // Like Claude Code: a hook's allow skips the prompt, never a deny rule (approval then denies).
       ctx.allow();

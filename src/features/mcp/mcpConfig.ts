@@ -37,6 +37,12 @@ export const McpServerConfigSchema = z
       .max(600_000)
       .default(DEFAULT_MCP_STARTUP_TIMEOUT_MS)
       .describe('The server fails to start when it has not answered initialize and tools/list within this long.'),
+    planMode: z
+      .enum(['guard', 'allow'])
+      .optional()
+      .describe(
+        'In plan mode: "allow" lets this server\'s tools run (you vouch that they do not write); "guard" (the default) refuses them, and asks for those the server annotates readOnlyHint.',
+      ),
   })
   .superRefine((server, ctx) => {
     if (server.type === 'sse') {

@@ -4,12 +4,14 @@ import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { DisposableStore } from '../../base/lifecycle';
 import { type AgentStateOwner, IAgentStateStore, type JsonValue, updateAgentState } from '../../services/agentState/agentState';
+import { askBeforeApproval } from '../../services/approval/askBeforeApproval';
+import { IAgentToolApprovalService } from '../../services/approval/toolApproval';
 import { IClock } from '../../services/clock/clock';
 import { type BeforeExecuteContext, IAgentToolExecutorService } from '../../services/executor/toolExecutor';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { toolError } from '../../tool/contract';
 import { type IAgentPlanModeService, type ModeChangedEvent, PlanModeError, type PlanModeState } from './contract';
-import { PLAN_GUARD_ORDER, PLAN_MODE_STATE_KEY, planModeRefusal, planModeVetoMessage } from './planGuard';
+import { PLAN_GUARD_ORDER, PLAN_MODE_STATE_KEY, planModeDecision, planModeVetoMessage } from './planGuard';
 
 function planModeProblem(value: JsonValue): string | undefined {
   // null: plan mode was left.
@@ -38,6 +40,7 @@ export class AgentPlanModeService implements IAgentPlanModeService {
     @inject(IAgentOptions) private readonly options: AgentOptions,
     @inject(IClock) private readonly clock: IClock,
     @inject(IAgentToolExecutorService) executor: IAgentToolExecutorService,
+    @inject(IAgentToolApprovalService) private readonly approval: IAgentToolApprovalService,
   ) {
     this.owner = { agentId: options.id, dataDir: options.dataDir };
     this.loading = this.read().then(
@@ -58,18 +61,23 @@ export class AgentPlanModeService implements IAgentPlanModeService {
     return this.state;
   }
 
-  /** No promise when the mode is known to be off: a call outside plan mode pays one branch. */
+  /** No promise when the mode is known to be off or the call may run: most calls pay a branch or two. */
   private guard(ctx: BeforeExecuteContext): Promise<void> | undefined {
     if (this.loading) return this.loading.then(() => this.check(ctx));
-    this.check(ctx);
+    return this.check(ctx);
+  }
+
+  private check(ctx: BeforeExecuteContext): Promise<void> | undefined {
+    const state = this.state;
+    if (!state) return undefined;
+    const decision = planModeDecision(ctx, state.planFile);
+    if (decision.kind === 'veto') ctx.veto(toolError(planModeVetoMessage(decision.refusal, state.planFile)), 'vetoed');
+    else if (decision.kind === 'ask') return askBeforeApproval(this.approval, ctx, decision.reason);
     return undefined;
   }
 
-  private check(ctx: BeforeExecuteContext): void {
-    const state = this.state;
-    if (!state) return;
-    const refusal = planModeRefusal(ctx, state.planFile);
-    if (refusal !== undefined) ctx.veto(toolError(planModeVetoMessage(refusal, state.planFile)), 'vetoed');
+  get knownPlanFile(): string | undefined {
+    return this.state?.planFile;
   }
 
   current(): Promise<PlanModeState | undefined> {

@@ -16,6 +16,16 @@ export interface ModeChangedEvent {
   readonly approval?: 'reviewed' | 'auto-approved';
 }
 
+/**
+ * What plan mode reads of an MCP tool (the MCP feature's tools have these): its server, and that
+ * server's `mcpServers.<name>.planMode`. `allow` lets the tool run in plan mode; `guard` refuses it,
+ * or asks when the server annotates it `readOnlyHint` (the server's word, not a guarantee).
+ */
+export interface PlanModeMcpTool {
+  readonly server: string;
+  readonly planMode: 'guard' | 'allow';
+}
+
 /** A transition the mode refuses (already on, not on); the message says what to do. */
 export class PlanModeError extends Error {
   override readonly name = 'PlanModeError';
@@ -29,6 +39,8 @@ export class PlanModeError extends Error {
 export interface IAgentPlanModeService {
   /** The current mode; undefined when plan mode is off. */
   current(): Promise<PlanModeState | undefined>;
+  /** The plan file as last read or written, without I/O (for a display); undefined when off or not read yet. */
+  readonly knownPlanFile: string | undefined;
   /** Creates the plan file under `<dataDir>/plans/` and turns the mode on; throws PlanModeError when it is on. */
   enter(): Promise<PlanModeState>;
   /** Turns the mode off; throws PlanModeError when it is off. */

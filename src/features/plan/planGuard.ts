@@ -1,6 +1,7 @@
 import type { ToolCallInfo } from '../../services/executor/toolExecutor';
 import { comparablePath } from '../../tool/accessPaths';
 import type { ToolAccess } from '../../tool/accesses';
+import type { PlanModeMcpTool } from './contract';
 
 /** The plan guard runs before approval (0) and before PreToolUse command hooks (-10): no hook or approver can let a write through. */
 export const PLAN_GUARD_ORDER = -100;
@@ -11,6 +12,18 @@ export const EXIT_PLAN_MODE_NAME = 'ExitPlanMode';
 export const PLAN_MODE_STATE_KEY = 'mode';
 /** State writes plan mode lets through: AskUserQuestion's question. */
 const ALLOWED_STATE_WRITES: ReadonlySet<string> = new Set(['user/question']);
+
+/**
+ * What plan mode does with a call: `run` it (approval then decides as usual), `ask` the person even
+ * if a rule or grant would allow it (`reason` goes into the approval request), or `veto` it
+ * (`refusal`: "<tool> would write <what>").
+ */
+export type PlanModeDecision =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'ask'; readonly reason: string }
+  | { readonly kind: 'veto'; readonly refusal: string };
+
+const RUN: PlanModeDecision = { kind: 'run' };
 
 /** What one access would write, in words; undefined when it only reads (or writes the plan file). */
 function writeOf(access: ToolAccess, planFile: string): string | undefined {
@@ -30,19 +43,32 @@ function writeOf(access: ToolAccess, planFile: string): string | undefined {
 }
 
 /**
- * Why plan mode refuses this call ("<tool> would write <what>"), or undefined when it may run:
- * the plan tools, and builtin or host calls whose accesses only read or write the plan file. MCP
- * tools are refused whatever they declare (their accesses are the server's word).
+ * MCP tools' accesses are the server's word: a tool runs only when its server is configured
+ * `planMode: "allow"`; a `readOnlyHint` turns the veto into a question, no more.
  */
-export function planModeRefusal(call: Pick<ToolCallInfo, 'name' | 'source' | 'accesses'>, planFile: string): string | undefined {
-  if (call.source === 'builtin' && (call.name === ENTER_PLAN_MODE_NAME || call.name === EXIT_PLAN_MODE_NAME)) return undefined;
-  if (call.source === 'mcp') return `${call.name} (an MCP tool) may write anything`;
+function mcpDecision(call: Pick<ToolCallInfo, 'name' | 'tool'>): PlanModeDecision {
+  const mcp = call.tool as Partial<PlanModeMcpTool>;
+  if (mcp.planMode === 'allow') return RUN;
+  const server = mcp.server !== undefined ? `mcpServers.${mcp.server}` : 'its server';
+  if (call.tool.annotations?.readOnlyHint === true) {
+    return { kind: 'ask', reason: `plan mode: its MCP server says it only reads (readOnlyHint), which nothing checks; set ${server}.planMode to "allow" to trust it` };
+  }
+  return { kind: 'veto', refusal: `${call.name} (an MCP tool) may write anything (set ${server}.planMode to "allow" if its tools only read)` };
+}
+
+/**
+ * What plan mode does with this call: the plan tools, and builtin or host calls whose accesses only
+ * read or write the plan file, run; MCP tools as `mcpDecision` says; everything else is vetoed.
+ */
+export function planModeDecision(call: Pick<ToolCallInfo, 'name' | 'source' | 'accesses' | 'tool'>, planFile: string): PlanModeDecision {
+  if (call.source === 'builtin' && (call.name === ENTER_PLAN_MODE_NAME || call.name === EXIT_PLAN_MODE_NAME)) return RUN;
+  if (call.source === 'mcp') return mcpDecision(call);
   const writes: string[] = [];
   for (const access of call.accesses) {
     const write = writeOf(access, planFile);
     if (write !== undefined && !writes.includes(write)) writes.push(write);
   }
-  return writes.length === 0 ? undefined : `${call.name} would write ${writes.join(', ')}`;
+  return writes.length === 0 ? RUN : { kind: 'veto', refusal: `${call.name} would write ${writes.join(', ')}` };
 }
 
 export function planModeVetoMessage(refusal: string, planFile: string): string {

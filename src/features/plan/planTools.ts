@@ -13,6 +13,7 @@ import { type AgentOptions, IAgentOptions } from '../../services/workspace/works
 import { ToolAccesses } from '../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
+import type { ToolInputDisplay } from '../../tool/display';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
 import { IAgentFileStateService } from '../../tools/os/contract';
@@ -126,7 +127,8 @@ export class ExitPlanModeTool implements ExecutableTool<ExitPlanModeInput> {
     return renderPrompt(loadDescriptionTemplate(__dirname, 'exitPlanMode.md'), {});
   }
   resolveExecution(input: ExitPlanModeInput): ToolExecution {
-    const labels = (input.options ?? []).map((o) => o.label.trim());
+    const options = (input.options ?? []).map((o) => ({ label: o.label.trim(), description: o.description?.trim() ?? '' }));
+    const labels = options.map((o) => o.label);
     const reserved = labels.find((l) => (RESERVED_PLAN_OPTION_LABELS as readonly string[]).includes(l));
     if (reserved !== undefined) return toolError(`The option label "${reserved}" is reserved for the review itself (${RESERVED_PLAN_OPTION_LABELS.join(', ')}); name the way to carry out the plan instead.`);
     const twice = labels.find((l, i) => labels.indexOf(l) !== i);
@@ -134,7 +136,7 @@ export class ExitPlanModeTool implements ExecutableTool<ExitPlanModeInput> {
     return {
       accesses: [ToolAccesses.readTree(nodePath.join(this.options.dataDir, 'plans')), ToolAccesses.writeState(PLAN_MODE_STATE_KEY)],
       description: 'Asking the user to review the plan',
-      display: { kind: 'generic', summary: 'Review the plan', ...(labels.length > 0 ? { detail: labels } : {}) },
+      display: this.display(options),
       approvalRule: EXIT_PLAN_MODE_NAME,
       execute: async (ctx): Promise<ToolResult> => {
         try {
@@ -145,6 +147,12 @@ export class ExitPlanModeTool implements ExecutableTool<ExitPlanModeInput> {
         }
       },
     };
+  }
+
+  /** `plan_review` with the plan file and the options; the plan text is read only when the call runs. */
+  private display(options: { label: string; description: string }[]): ToolInputDisplay {
+    const planFile = this.plan.knownPlanFile;
+    return { kind: 'plan_review', ...(planFile !== undefined ? { path: planFile } : {}), ...(options.length > 0 ? { options } : {}) };
   }
 
   private async review(labels: readonly string[], toolCallId: string, signal: AbortSignal): Promise<ToolResult> {

@@ -51,6 +51,7 @@ describe('config mcpServers', () => {
     ['a wrong type', { a: { command: 3 } }, ['mcpServers.a.command: expected string, received number']],
     ['a non-positive timeout', { a: { command: 'x', timeoutMs: 0 } }, ['mcpServers.a.timeoutMs: Too small: expected number to be >0']],
     ['args that are not strings', { a: { command: 'x', args: [1] } }, ['mcpServers.a.args[0]: expected string, received number']],
+    ['a planMode that is not "guard" or "allow"', { a: { command: 'x', planMode: 'yes' } }, ['mcpServers.a.planMode: Invalid option: expected one of "guard"|"allow"']],
     ['a server name with no letter or digit', { '!!': { command: 'x' } }, ['mcpServers["!!"]: an MCP server name needs a letter or digit (it becomes part of its tool names)']],
   ])('%s is refused with its key path', (_name, servers, expected) => {
     expect(issues({ mcpServers: servers })).toEqual(expected);

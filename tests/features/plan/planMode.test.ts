@@ -2,13 +2,18 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { IAgentPlanModeService, type ModeChangedEvent } from '../../../src/features/plan/contract';
 import { createPlanFeature } from '../../../src/features/plan/planFeature';
-import { planModeRefusal } from '../../../src/features/plan/planGuard';
+import { planModeDecision } from '../../../src/features/plan/planGuard';
+import { IAgentMcpService } from '../../../src/features/mcp/client/agentMcp';
+import type { AgentTool } from '../../../src/di/toolContribution';
+import { IAgentStateStore, type AgentStateWarning } from '../../../src/services/agentState/agentState';
+import { agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
 import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import type { PlanReviewResponse } from '../../../src/services/interaction/interaction';
 import { outputText } from '../../../src/tool/contract';
 import { type Harness, useAgent } from '../../helpers/agentHarness';
 import { FakeHost, approve } from '../../helpers/fakeHost';
+import { fixtureServer } from '../../helpers/mcpFixtureServer';
 
 const fx = useAgent({ tempDataDir: true });
 
@@ -54,6 +59,30 @@ describe('EnterPlanMode', () => {
     const { h: reopened } = open();
     expect(await reopened.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
     expect((await reopened.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('vetoed');
+  });
+});
+
+describe('a corrupted mode state file', () => {
+  test.each([
+    ['not JSON', '{"version":2,"value":{"mode":"pl', 'it is not JSON ('],
+    ['JSON that is not a plan mode state', '{"version":2,"value":{"mode":"build","planFile":"/x.md"}}', 'not a plan mode state ({mode: "plan", planFile} or null)); it starts empty'],
+    ['a plan mode state without a plan file', '{"version":2,"value":{"mode":"plan"}}', 'not a plan mode state ({mode: "plan", planFile} or null)); it starts empty'],
+  ])('(%s): plan mode starts off with a warning naming the key, the file is kept aside, and entering writes a fresh state', async (_what, content, why) => {
+    const file = agentStateFilePath({ agentId: 'main', dataDir: fx.dataDir }, 'mode');
+    fs.mkdirSync(nodePath.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+    const { h } = open();
+    const warnings: AgentStateWarning[] = [];
+    h.app.get(IAgentStateStore).onWarning((w) => warnings.push(w));
+    // The guard waits for the first read: a write right away runs, plan mode being off.
+    expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
+    expect(await h.agent.container.get(IAgentPlanModeService).current()).toBeUndefined();
+    expect(warnings.map((w) => [w.key, w.message])).toEqual([['mode', expect.stringContaining(`State "mode" of agent main was unreadable (${why}`)]]);
+    expect(warnings[0]!.message).toContain(`the file was kept as ${warnings[0]!.keptAt}.`);
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
+    const planFile = await enter(h);
+    expect(await h.agent.container.get(IAgentPlanModeService).current()).toEqual({ mode: 'plan', planFile });
+    expect(fs.readFileSync(warnings[0]!.keptAt!, 'utf8')).toBe(content);
   });
 });
 
@@ -151,7 +180,13 @@ describe('ExitPlanMode', () => {
 
   test('approve leaves the mode and returns the plan and the option picked', async () => {
     const { h, host, planFile, mode } = await withPlan(() => ({ decision: 'approve', option: 'Tests first' }));
-    const result = await h.call('ExitPlanMode', { options: [{ label: 'Tests first' }, { label: 'Parser first' }] });
+    const displays: unknown[] = [];
+    h.agent.executor.onToolCallStarted((e) => displays.push(e.display));
+    const result = await h.call('ExitPlanMode', { options: [{ label: 'Tests first', description: 'Write the failing test.' }, { label: 'Parser first' }] });
+    // A UI sees the review coming: the plan file and the options (the text is read when the call runs).
+    expect(displays).toEqual([
+      { kind: 'plan_review', path: planFile, options: [{ label: 'Tests first', description: 'Write the failing test.' }, { label: 'Parser first', description: '' }] },
+    ]);
     expect([result.outcome, result.isError]).toEqual(['executed', false]);
     expect(outputText(result.output)).toBe(
       `Plan approved by the user; plan mode is off. Carry out the plan, as picked: Tests first.\n\n<plan path="${planFile}">\n# Plan\n\n1. Fix the parser\n\n</plan>`,
@@ -222,15 +257,86 @@ test('the plan feature alone builds an agent (no other builtin needed)', async (
   expect((await h.call('EnterPlanMode', {})).isError).toBe(false);
 });
 
-describe('planModeRefusal', () => {
+describe('planModeDecision', () => {
   const plan = '/data/plans/plan-1.md';
+  // The guard reads only the tool's annotations and, for MCP tools, its server and planMode.
+  const tool = (fields: object = {}) => fields as AgentTool;
   test.each([
-    ['an MCP tool, whatever it declares', { name: 'mcp__gh__get', source: 'mcp' as const, accesses: [ToolAccesses.network()] }, 'mcp__gh__get (an MCP tool) may write anything'],
-    ['a recursive write over the plans folder', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeTree('/data/plans')] }, 'T would write /data/plans'],
-    ['a write of state mode by another tool', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeState('mode')] }, 'T would write state "mode"'],
-    ['all', { name: 'T', source: 'user' as const, accesses: ToolAccesses.all() }, 'T would write anything (it does not declare a bounded set of reads)'],
-    ['the plan file and state user/question', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeFile(plan), ToolAccesses.writeState('user/question'), ToolAccesses.readTree('/')] }, undefined],
+    [
+      'an MCP tool, whatever it declares',
+      { name: 'mcp__gh__get', source: 'mcp' as const, accesses: [ToolAccesses.network()], tool: tool({ server: 'gh', planMode: 'guard' }) },
+      { kind: 'veto', refusal: 'mcp__gh__get (an MCP tool) may write anything (set mcpServers.gh.planMode to "allow" if its tools only read)' },
+    ],
+    [
+      'an MCP tool of a server configured planMode "allow", whatever it declares',
+      { name: 'mcp__gh__put', source: 'mcp' as const, accesses: ToolAccesses.all(), tool: tool({ server: 'gh', planMode: 'allow' }) },
+      { kind: 'run' },
+    ],
+    [
+      'an MCP tool its server annotates readOnlyHint',
+      { name: 'mcp__gh__get', source: 'mcp' as const, accesses: [ToolAccesses.network()], tool: tool({ server: 'gh', planMode: 'guard', annotations: { readOnlyHint: true } }) },
+      { kind: 'ask', reason: 'plan mode: its MCP server says it only reads (readOnlyHint), which nothing checks; set mcpServers.gh.planMode to "allow" to trust it' },
+    ],
+    [
+      'a host tool that claims planMode "allow" (only MCP tools are asked)',
+      { name: 'T', source: 'user' as const, accesses: ToolAccesses.all(), tool: tool({ planMode: 'allow' }) },
+      { kind: 'veto', refusal: 'T would write anything (it does not declare a bounded set of reads)' },
+    ],
+    ['a recursive write over the plans folder', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeTree('/data/plans')], tool: tool() }, { kind: 'veto', refusal: 'T would write /data/plans' }],
+    ['a write of state mode by another tool', { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeState('mode')], tool: tool() }, { kind: 'veto', refusal: 'T would write state "mode"' }],
+    ['all', { name: 'T', source: 'user' as const, accesses: ToolAccesses.all(), tool: tool() }, { kind: 'veto', refusal: 'T would write anything (it does not declare a bounded set of reads)' }],
+    [
+      'the plan file and state user/question',
+      { name: 'T', source: 'builtin' as const, accesses: [ToolAccesses.writeFile(plan), ToolAccesses.writeState('user/question'), ToolAccesses.readTree('/')], tool: tool() },
+      { kind: 'run' },
+    ],
   ])('%s', (_label, call, expected) => {
-    expect(planModeRefusal(call, plan)).toBe(expected);
+    expect(planModeDecision(call, plan)).toEqual(expected);
+  });
+});
+
+describe('MCP tools in plan mode, through the executor with real stdio MCP servers', () => {
+  // "trusted" is configured planMode "allow"; "other" is not. On both, echo is annotated readOnlyHint and add is not.
+  // An approval rule allows every MCP call, so any question asked is plan mode's.
+  type Answer = 'approve' | 'reject';
+  const cases: readonly [string, string, Record<string, unknown>, Answer, 'executed' | 'denied' | 'vetoed', number][] = [
+    ['a tool of an allow server', 'mcp__trusted__add', { a: 1, b: 2 }, 'reject', 'executed', 0],
+    ['a hinted tool of an allow server', 'mcp__trusted__echo', { text: 'hi' }, 'reject', 'executed', 0],
+    ['a hinted tool, and the person approves', 'mcp__other__echo', { text: 'hi' }, 'approve', 'executed', 1],
+    ['a hinted tool, and the person rejects', 'mcp__other__echo', { text: 'hi' }, 'reject', 'denied', 1],
+    ['a tool without the hint', 'mcp__other__add', { a: 1, b: 2 }, 'approve', 'vetoed', 0],
+  ];
+
+  test.each(cases)('%s (%s)', async (_label, tool, args, answer, expected, asked) => {
+    const host = new FakeHost({ approval: () => ({ decision: answer }), plan_review: approvePlan });
+    const h = fx.open({
+      id: 'main',
+      builtins: true,
+      interactions: host,
+      config: { approval: { allow: ['mcp__*'] }, mcpServers: { trusted: fixtureServer({}, { planMode: 'allow' }), other: fixtureServer() } },
+    });
+    await h.agent.get(IAgentMcpService).whenSettled();
+    const planFile = await enter(h);
+    const result = await h.call(tool, args);
+    expect(result.outcome).toBe(expected);
+    expect(host.approvals.map((r) => [r.toolName, r.description])).toEqual(
+      asked === 0 ? [] : [[tool, `Calling echo on MCP server "other" (plan mode: its MCP server says it only reads (readOnlyHint), which nothing checks; set mcpServers.other.planMode to "allow" to trust it)`]],
+    );
+    if (expected === 'executed') expect(result.isError).toBe(false);
+    if (expected === 'denied') expect(outputText(result.output)).toMatch(/^Tool "mcp__other__echo" was not run: the user rejected it\./);
+    if (expected === 'vetoed') {
+      expect(outputText(result.output)).toBe(
+        `Plan mode is read-only: mcp__other__add (an MCP tool) may write anything (set mcpServers.other.planMode to "allow" if its tools only read). Finish the plan in ${planFile} and call ExitPlanMode to leave plan mode.`,
+      );
+    }
+  });
+
+  test('outside plan mode the approval rule decides alone: no question', async () => {
+    const host = new FakeHost({ approval: () => ({ decision: 'reject' }), plan_review: approvePlan });
+    const h = fx.open({ id: 'main', builtins: true, interactions: host, config: { approval: { allow: ['mcp__*'] }, mcpServers: { other: fixtureServer() } } });
+    await h.agent.get(IAgentMcpService).whenSettled();
+    expect((await h.call('mcp__other__echo', { text: 'hi' })).outcome).toBe('executed');
+    expect((await h.call('mcp__other__add', { a: 1, b: 2 })).outcome).toBe('executed');
+    expect(host.approvals).toEqual([]);
   });
 });

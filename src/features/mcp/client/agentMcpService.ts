@@ -17,6 +17,7 @@ interface Candidate {
 
 interface ActiveTool {
   readonly info: McpToolInfo;
+  readonly planMode: 'guard' | 'allow';
   readonly registration: IDisposable;
 }
 
@@ -139,7 +140,9 @@ export class AgentMcpService implements IAgentMcpService {
     for (const [name, entry] of [...this.active]) {
       const wanted = desired.get(name);
       const disclosure = wanted?.server.deferred ? 'deferred' : 'inline';
-      if (!wanted || wanted.definition !== entry.info.definition || wanted.server.name !== entry.info.server || disclosure !== entry.info.disclosure) {
+      const changed =
+        !wanted || wanted.definition !== entry.info.definition || wanted.server.name !== entry.info.server || disclosure !== entry.info.disclosure || wanted.server.planMode !== entry.planMode;
+      if (changed) {
         this.active.delete(name);
         entry.registration.dispose();
         removed.push(name);
@@ -149,7 +152,7 @@ export class AgentMcpService implements IAgentMcpService {
     for (const [name, { server, definition }] of desired) {
       if (this.active.has(name)) continue;
       const disclosure = server.deferred ? 'deferred' : 'inline';
-      const tool = new McpTool(name, server.name, definition, server.transport, this.manager);
+      const tool = new McpTool(name, server.name, definition, server.transport, this.manager, server.planMode);
       const result = this.registry.register(tool, { source: 'mcp', disclosure, owner: `mcp:${server.name}` });
       if (!result.ok) {
         refused.add(name);
@@ -161,7 +164,7 @@ export class AgentMcpService implements IAgentMcpService {
         });
         continue;
       }
-      this.active.set(name, { info: { qualifiedName: name, server: server.name, tool: definition.name, disclosure, definition }, registration: result.registration });
+      this.active.set(name, { info: { qualifiedName: name, server: server.name, tool: definition.name, disclosure, definition }, planMode: server.planMode, registration: result.registration });
       added.push(name);
     }
     this.refused = refused;

@@ -44,6 +44,8 @@ export interface McpServerStatus {
   readonly deferred: boolean;
   /** From config: the tool call timeout (reset by progress notifications). */
   readonly timeoutMs: number;
+  /** From config: plan mode lets its tools run (`allow`) or guards them (`guard`, the default). */
+  readonly planMode: 'guard' | 'allow';
   /** What the server says about itself after initialize. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
   readonly instructions?: string;

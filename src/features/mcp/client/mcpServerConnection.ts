@@ -158,6 +158,7 @@ export class McpServerConnection {
       ...(this.errorText !== undefined ? { error: this.errorText } : {}),
       deferred: this.config.deferred,
       timeoutMs: this.config.timeoutMs,
+      planMode: this.config.planMode ?? 'guard',
       ...(this.serverInfo ? { serverInfo: this.serverInfo } : {}),
       ...(this.instructions !== undefined ? { instructions: this.instructions } : {}),
     };

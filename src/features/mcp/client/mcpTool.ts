@@ -1,7 +1,9 @@
 import { mapMcpCallResult } from './callResult';
 import type { McpTransportKind } from '../mcpConfig';
 import { ToolAccesses } from '../../../tool/accesses';
-import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolExecutionContext, type ToolResult, toolError } from '../../../tool/contract';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolExecutionContext, type ToolResult, toolError } from '../../../tool/contract';
+import type { PlanModeMcpTool } from '../../plan/contract';
+import { knownToolAnnotations } from '../toolAnnotations';
 import { matchTextRule } from '../../../tool/ruleMatch';
 import { type IMcpConnectionManager, McpCallError, type McpToolDefinition } from './mcpConnections';
 
@@ -18,11 +20,13 @@ function abortError(message: string): Error {
  * under its original name through the App's connection. Accesses: `all`, unless the server
  * annotates it `readOnlyHint: true`; then `process` (stdio) or `network` (HTTP), which conflict
  * with no other access but `all`, and are not read-only for approval: MCP calls ask unless a rule
- * allows them (an annotation is the server's claim, not a guarantee).
+ * allows them (an annotation is the server's claim, not a guarantee). Plan mode reads `planMode`
+ * (the server's config) and `annotations.readOnlyHint`.
  */
-export class McpTool implements ExecutableTool<McpToolInput> {
+export class McpTool implements ExecutableTool<McpToolInput>, PlanModeMcpTool {
   readonly description: string;
   readonly parameters: JsonSchema;
+  readonly annotations: ToolAnnotations | undefined;
 
   constructor(
     readonly name: string,
@@ -30,9 +34,11 @@ export class McpTool implements ExecutableTool<McpToolInput> {
     readonly definition: McpToolDefinition,
     private readonly transport: McpTransportKind,
     private readonly connections: IMcpConnectionManager,
+    readonly planMode: 'guard' | 'allow' = 'guard',
   ) {
     this.description = definition.description;
     this.parameters = definition.inputSchema;
+    this.annotations = knownToolAnnotations(definition.annotations);
   }
 
   resolveExecution(input: McpToolInput): ToolExecution {

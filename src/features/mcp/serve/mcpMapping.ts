@@ -1,7 +1,8 @@
 import type { CallToolResult, ContentBlock, Tool as McpTool, ToolAnnotations as McpToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { McpProgress } from '../client/mcpConnections';
+import { knownToolAnnotations } from '../toolAnnotations';
 import type { ToolCallResult } from '../../../services/executor/toolExecutor';
-import type { JsonSchema, Tool, ToolAnnotations, ToolOutput, ToolUpdate } from '../../../tool/contract';
+import type { JsonSchema, Tool, ToolOutput, ToolUpdate } from '../../../tool/contract';
 
 /** `_meta` keys toolhost adds to a `tools/call` result. */
 export const MCP_META_OUTCOME = 'toolhost/outcome';
@@ -41,21 +42,11 @@ export function toMcpInputSchema(parameters: JsonSchema): McpInputSchema | undef
   return schema as McpInputSchema;
 }
 
-function toMcpAnnotations(annotations: ToolAnnotations | undefined): McpToolAnnotations | undefined {
-  if (!annotations) return undefined;
-  const out: McpToolAnnotations = {};
-  if (typeof annotations.title === 'string') out.title = annotations.title;
-  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
-    if (typeof annotations[key] === 'boolean') out[key] = annotations[key];
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
 /** A tool as `tools/list` shows it, or `undefined` when its schema cannot be served (see toMcpInputSchema). */
 export function toMcpTool(tool: Tool): McpTool | undefined {
   const inputSchema = toMcpInputSchema(tool.parameters);
   if (!inputSchema) return undefined;
-  const annotations = toMcpAnnotations(tool.annotations);
+  const annotations: McpToolAnnotations | undefined = knownToolAnnotations(tool.annotations);
   return { name: tool.name, description: tool.description, inputSchema, ...(annotations ? { annotations } : {}) };
 }
 

@@ -10,6 +10,8 @@ import {
   type InteractionRequest,
   type InteractionResponse,
   type NotificationRequest,
+  type PlanReviewRequest,
+  type PlanReviewResponse,
   type QuestionAnswer,
   type QuestionRequest,
   type QuestionResponse,
@@ -198,13 +200,67 @@ export function questionFromElicitation(request: QuestionRequest, result: Elicit
   return { status: 'answered', answers };
 }
 
+/** The `_meta` key of a plan review elicitation: the plan in machine-readable form. */
+export const MCP_META_PLAN_REVIEW = 'toolhost/plan_review';
+
+export const PLAN_REVIEW_DECISIONS = ['approve', 'revise', 'reject'] as const;
+
+/** The most of the plan the form's message shows; the whole plan is in `_meta` and in its file. */
+const PLAN_MESSAGE_MAX_CHARS = 20_000;
+
+/**
+ * The form elicitation for ExitPlanMode: the plan in the message, a decision (approve, revise,
+ * reject), the option to carry it out by when the agent named some, and feedback.
+ */
+export function planReviewElicitation(request: PlanReviewRequest): ElicitRequestFormParams {
+  const options = request.options ?? [];
+  const properties: ElicitRequestFormParams['requestedSchema']['properties'] = {
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      description: 'approve: leave plan mode and carry out the plan; revise: the agent changes the plan (say what in Feedback); reject: plan mode stays on and the agent stops.',
+      enum: [...PLAN_REVIEW_DECISIONS],
+      enumNames: ['Approve', 'Revise', 'Reject'],
+    },
+  };
+  if (options.length > 0) properties.option = { type: 'string', title: 'Carry it out by (optional)', description: 'On approval: the way the agent proposed to go on.', enum: [...options] };
+  properties.feedback = { type: 'string', title: 'Feedback (optional)', description: 'What should change (revise), or why not (reject). It is passed on to the model.' };
+  const plan = request.plan.length > PLAN_MESSAGE_MAX_CHARS ? `${request.plan.slice(0, PLAN_MESSAGE_MAX_CHARS)}\n… (the rest is in ${request.path})` : request.plan;
+  return {
+    mode: 'form',
+    message: [`The agent asks you to review its plan (${request.path}):`, '', plan, '', 'Approve it, ask for a revision, or reject it.'].join('\n'),
+    requestedSchema: { type: 'object', properties, required: ['decision'] },
+    _meta: { [MCP_META_PLAN_REVIEW]: { toolCallId: request.toolCallId, path: request.path, plan: request.plan, ...(options.length > 0 ? { options } : {}) } },
+  };
+}
+
+/** What the person's answer to a plan review elicitation means; anything but a clear approval keeps plan mode on. */
+export function planReviewFromElicitation(request: PlanReviewRequest, result: ElicitResult): PlanReviewResponse {
+  if (result.action === 'decline') return { decision: 'reject', feedback: 'The user declined to review the plan.' };
+  if (result.action === 'cancel') return { decision: 'reject', feedback: 'The user closed the plan review without deciding.' };
+  const content = result.content ?? {};
+  const feedback = typeof content.feedback === 'string' && content.feedback.trim() !== '' ? { feedback: content.feedback.trim() } : {};
+  switch (content.decision) {
+    case 'approve': {
+      const option = content.option;
+      return typeof option === 'string' && (request.options ?? []).includes(option) ? { decision: 'approve', option, ...feedback } : { decision: 'approve', ...feedback };
+    }
+    case 'revise':
+    case 'reject':
+      return { decision: content.decision, ...feedback };
+    default:
+      return { decision: 'reject', feedback: 'The plan review form came back without a decision.' };
+  }
+}
+
 export const SERVE_UNAVAILABLE_HINT = 'start "toolhost mcp serve" with --yes to approve every call, or connect from an MCP client that supports elicitation';
 
 /**
  * The host of `toolhost mcp serve`. Approvals go, in this order, to `--yes` (granted), to the
  * person behind the MCP client through form elicitation when the client declared it, or nowhere:
  * then the approval service denies the call with a message that names `approval.allow` and this
- * hint. Other kinds of request (user tools, notifications) go to the `delegate`, if any.
+ * hint. Questions and plan reviews go to the client through form elicitation (never to `--yes`),
+ * notifications as log messages. Other kinds of request (user tools) go to the `delegate`, if any.
  */
 export class McpServeInteractions implements ISessionInteractionService {
   readonly unavailableHint = SERVE_UNAVAILABLE_HINT;
@@ -244,7 +300,8 @@ export class McpServeInteractions implements ISessionInteractionService {
       case 'approval':
         return this.options.approveAll === true || this.elicitor?.canElicit() === true;
       case 'question':
-        // --yes approves calls; it never answers a question for the person.
+      case 'plan_review':
+        // --yes approves calls; it never answers a question or reviews a plan for the person.
         return this.elicitor?.canElicit() === true || delegated;
       case 'notification':
         return this.elicitor?.canNotify() === true || delegated;
@@ -259,6 +316,11 @@ export class McpServeInteractions implements ISessionInteractionService {
       const question = request as QuestionRequest;
       const result = await elicitor.elicit(questionElicitation(question), { signal, toolCallId: question.toolCallId });
       return questionFromElicitation(question, result) as InteractionResponse<K>;
+    }
+    if (request.kind === 'plan_review' && elicitor?.canElicit()) {
+      const review = request as PlanReviewRequest;
+      const result = await elicitor.elicit(planReviewElicitation(review), { signal, toolCallId: review.toolCallId });
+      return planReviewFromElicitation(review, result) as InteractionResponse<K>;
     }
     if (request.kind === 'notification' && elicitor?.canNotify()) {
       const notification = request as NotificationRequest;
