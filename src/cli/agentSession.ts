@@ -24,8 +24,22 @@ export interface AgentSession {
   dispose(): Promise<void>;
 }
 
+export interface AgentSessionOptions {
+  /** Rebinds services of the agent's container (interactions, prompt injection). */
+  readonly overrides?: (agent: Container) => void;
+  /** Warnings go to stderr as JSON lines (`{"event":"warning","message":…}`), as `run --json` prints its events. */
+  readonly jsonWarnings?: boolean;
+}
+
+/** A warning on stderr: a `warning: …` line, or a JSON line beside `run --json`'s events. */
+export function writeWarning(io: Pick<CliIo, 'stderr'>, message: string, json = false): void {
+  io.stderr.write(json ? JSON.stringify({ event: 'warning', message }) + '\n' : `warning: ${message}\n`);
+}
+
 /** An App with every builtin feature, those of config `features`, and one agent for the flags' workspace and profile. */
-export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (agent: Container) => void): AgentSession {
+export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: AgentSessionOptions = {}): AgentSession {
+  const { overrides } = options;
+  const warn = (message: string) => writeWarning(io, message, options.jsonWarnings);
   const workspace = resolveWorkspace(flags, io);
   const modules = loadConfiguredFeatures(workspace.configInput, workspace.configFile, workspace.configSource, io.library);
   const app = createAppWith(modules, workspace.configSource, {
@@ -45,12 +59,12 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
     if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);
     throw error;
   }
-  warnAboutInactivePatterns(app, flags.profile, io);
+  warnAboutInactivePatterns(app, flags.profile, warn);
   const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
-  mcp?.onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
-  app.get(IAgentStateStore).onWarning((warning) => io.stderr.write(`warning: ${warning.message}\n`));
+  mcp?.onWarning((warning) => warn(warning.message));
+  app.get(IAgentStateStore).onWarning((warning) => warn(warning.message));
   // A hook that fails does not block its call; the person who configured it must still hear of it.
-  if (agent.container.isBound(IAgentCommandHooksService)) agent.get(IAgentCommandHooksService).onDidReportProblem((problem) => io.stderr.write(hookWarning(problem)));
+  if (agent.container.isBound(IAgentCommandHooksService)) agent.get(IAgentCommandHooksService).onDidReportProblem((problem) => warn(hookWarning(problem)));
   return {
     app,
     agent,
@@ -61,7 +75,7 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, overrides?: (
 }
 
 function hookWarning(problem: CommandHookProblem): string {
-  return `warning: ${problem.event} hook ${JSON.stringify(problem.command)} (for ${problem.toolName}, call ${problem.toolCallId}): ${problem.message}; it did not block the call\n`;
+  return `${problem.event} hook ${JSON.stringify(problem.command)} (for ${problem.toolName}, call ${problem.toolCallId}): ${problem.message}; it did not block the call`;
 }
 
 /** createApp; a configured feature the App refuses (a taken id, a missing requirement) is a usage error naming its module. */
@@ -77,7 +91,7 @@ function createAppWith(modules: readonly LoadedFeatureModule[], configSource: st
   }
 }
 
-function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, io: CliIo): void {
+function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, warn: (message: string) => void): void {
   const config = app.config.config;
   const builtin = new Set(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name));
   const isKnown = (name: string) => builtin.has(name);
@@ -92,7 +106,7 @@ function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, io
   }
   for (const [where, patterns] of lists) {
     for (const inactive of findInactiveToolPatterns(patterns ?? [], isKnown)) {
-      io.stderr.write(`warning: ${where}: ${describeInactiveToolPattern(inactive)}\n`);
+      warn(`${where}: ${describeInactiveToolPattern(inactive)}`);
     }
   }
 }

@@ -390,13 +390,20 @@ describe('toolhost run with command hooks from toolhost.json', () => {
         },
       }),
     });
-    const run = await runCliProcess(['run', '--json'], { cwd: ws, input: batch([{ id: 'r1', name: 'Read', arguments: { path: 'a.txt' } }]) });
+    const expected = [
+      'PreToolUse hook "sh ./hook-fails.sh" (for Read, call r1): the hook exited with code 1: jq: not found; it did not block the call',
+      'PreToolUse hook "sleep 30" (for Read, call r1): the hook did not finish within its timeout of 1 s and was killed; it did not block the call',
+    ];
+    const run = await runCliProcess(['run'], { cwd: ws, input: batch([{ id: 'r1', name: 'Read', arguments: { path: 'a.txt' } }]) });
     expect(run.code).toBe(0);
-    expect((JSON.parse(run.stdout) as { results: Array<{ outcome: string; isError: boolean }> }).results.map((r) => [r.outcome, r.isError])).toEqual([['executed', false]]);
-    const warnings = run.stderr.split('\n').filter((line) => line.startsWith('warning: '));
-    expect(warnings.sort()).toEqual([
-      'warning: PreToolUse hook "sh ./hook-fails.sh" (for Read, call r1): the hook exited with code 1: jq: not found; it did not block the call',
-      'warning: PreToolUse hook "sleep 30" (for Read, call r1): the hook did not finish within its timeout of 1 s and was killed; it did not block the call',
-    ]);
+    expect(run.stdout).toContain('executed');
+    expect(run.stderr.split('\n').filter((line) => line.startsWith('warning: ')).sort()).toEqual(expected.map((m) => `warning: ${m}`));
+
+    // Beside --json's events, a warning is a JSON line too: every stderr line parses.
+    const json = await runCliProcess(['run', '--json'], { cwd: ws, input: batch([{ id: 'r1', name: 'Read', arguments: { path: 'a.txt' } }]) });
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as { results: Array<{ outcome: string; isError: boolean }> }).results.map((r) => [r.outcome, r.isError])).toEqual([['executed', false]]);
+    const events = json.stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { event: string; message?: string });
+    expect(events.filter((e) => e.event === 'warning').map((e) => e.message).sort()).toEqual(expected);
   });
 });

@@ -47,7 +47,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
 
   const interactions = new McpServeInteractions({ approveAll: flags.yes === true });
   // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
-  const session = openAgentSession(flags, io, (container) => interactions.bindTo(container));
+  const session = openAgentSession(flags, io, { overrides: (container) => interactions.bindTo(container) });
 
   if (io.stdin.isTTY) log('waiting for an MCP client on stdin: start "toolhost mcp serve" from an MCP client\'s configuration (see docs/mcp-serve.md); Ctrl-C stops it.');
   const realProcess = io.stdout === process.stdout;

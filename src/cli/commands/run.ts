@@ -173,12 +173,15 @@ export function runCommand(io: CliIo): Command {
     const calls = parseBatch(text, file && file !== '-' ? file : 'stdin');
     const interactive = !flags.yes && terminalAvailable(io.stderr.isTTY);
     const terminal = interactive ? new TerminalInteractions(io.stderr) : undefined;
-    const session = openAgentSession(flags, io, (container) => {
-      const binding = container.rebind(ISessionInteractionService);
-      if (flags.yes) binding.toConstantValue(new ApproveAllInteractions(io.stderr));
-      else if (terminal) binding.toConstantValue(terminal);
-      else binding.toConstantValue(new UnattendedInteractions(io.stderr));
-      PrintingPromptInjection.bindTo(container, io.stderr);
+    const session = openAgentSession(flags, io, {
+      jsonWarnings: flags.json === true,
+      overrides: (container) => {
+        const binding = container.rebind(ISessionInteractionService);
+        if (flags.yes) binding.toConstantValue(new ApproveAllInteractions(io.stderr));
+        else if (terminal) binding.toConstantValue(terminal);
+        else binding.toConstantValue(new UnattendedInteractions(io.stderr));
+        PrintingPromptInjection.bindTo(container, io.stderr, flags.json === true);
+      },
     });
     try {
       const executor = session.agent.executor;

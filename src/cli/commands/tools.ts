@@ -25,7 +25,7 @@ export function toolsCommand(io: CliIo): Command {
     .option('--all', 'also list builtin tools that are not active, with the reason');
   addWorkspaceOptions(command);
   command.action(async (flags: ToolsFlags) => {
-    const session = openAgentSession(flags, io, (container) => PrintingPromptInjection.bindTo(container, io.stderr));
+    const session = openAgentSession(flags, io, { overrides: (container) => PrintingPromptInjection.bindTo(container, io.stderr) });
     try {
       await session.whenMcpSettled();
       const tools = session.agent.get(IAgentToolSelectService).modelTools();
