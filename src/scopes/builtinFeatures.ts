@@ -7,13 +7,14 @@ import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
+import { createMediaFeature } from '../tools/media/mediaFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
 import { createTaskToolsFeature } from '../tools/task/taskFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createHooksFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createHooksFeature(), createMediaFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {

@@ -1,0 +1,133 @@
+import { errorMessage } from '../../base/errors';
+import { withDeadline } from './deadline';
+import {
+  type FittedImage,
+  type IMediaProcessor,
+  type ImageBudget,
+  type ImageProbe,
+  type ImageRegion,
+  MediaProcessingError,
+  type ProcessingOptions,
+} from './mediaProcessor';
+import type { ImageFormat } from './mediaType';
+import { asIsWithinBudget } from './passThroughMediaProcessor';
+import type { SharpModule } from './sharpLoader';
+
+/** JPEG qualities tried in turn until the image fits the byte budget. */
+export const JPEG_QUALITY_LADDER: readonly number[] = [85, 75, 65, 55, 45, 40];
+/** Times the edge is shrunk further when even the lowest quality is over the byte budget. */
+const SHRINK_ROUNDS = 4;
+/** Lossless sources (screenshots, diagrams) try PNG first: JPEG blurs text. */
+const LOSSLESS_SOURCES: readonly ImageFormat[] = ['png', 'gif', 'svg', 'tiff'];
+
+interface RawImage {
+  readonly data: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 1 | 2 | 3 | 4;
+}
+
+/** Decoding and fitting with sharp (libvips), on libuv's thread pool. */
+export class SharpMediaProcessor implements IMediaProcessor {
+  constructor(private readonly sharp: SharpModule) {}
+
+  engine(): { name: 'sharp' } {
+    return { name: 'sharp' };
+  }
+
+  async probe(bytes: Buffer, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe> {
+    const meta = await this.run(() => this.sharp(bytes, { limitInputPixels: false }).metadata(), options, 'probe');
+    const width = meta.autoOrient?.width ?? meta.width;
+    const height = meta.autoOrient?.height ?? meta.height;
+    if (!width || !height) throw new MediaProcessingError('decode', `The ${format.toUpperCase()} file has no dimensions; it may be damaged.`);
+    return {
+      format,
+      width,
+      height,
+      ...(meta.orientation !== undefined ? { orientation: meta.orientation } : {}),
+      ...(meta.pages !== undefined && meta.pages > 1 ? { frames: meta.pages } : {}),
+      hasAlpha: meta.hasAlpha === true,
+    };
+  }
+
+  fit(bytes: Buffer, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    const asIs = asIsWithinBudget(bytes, probe, budget);
+    if (asIs) return Promise.resolve(asIs);
+    return this.convert(bytes, probe, undefined, budget, options);
+  }
+
+  crop(bytes: Buffer, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    return this.convert(bytes, probe, region, budget, options);
+  }
+
+  /** Decoded and resized once to raw pixels, then encoded down the ladder until it fits. */
+  private async convert(bytes: Buffer, probe: ImageProbe, region: ImageRegion | undefined, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    if (probe.width * probe.height > options.maxInputPixels) {
+      throw new MediaProcessingError(
+        'too-many-pixels',
+        `The image has ${probe.width}×${probe.height} pixels, more than the ${options.maxInputPixels} that are decoded (media.maxInputPixels).`,
+      );
+    }
+    const started = Date.now();
+    const left = () => Math.max(1, options.deadlineMs - (Date.now() - started));
+    let edge = budget.maxEdgePx;
+    let raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), options, 'decode');
+    const alpha = raw.channels === 2 || raw.channels === 4;
+    let smallestJpeg = Infinity;
+    for (let round = 0; round <= SHRINK_ROUNDS; round++) {
+      if (round > 0) {
+        // Scaled by the square root of the overshoot (bytes grow with the area), with a margin.
+        const scale = Math.min(0.9, Math.sqrt(budget.maxBytes / smallestJpeg) * 0.9);
+        edge = Math.max(16, Math.floor(Math.max(raw.width, raw.height) * scale));
+        raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), { ...options, deadlineMs: left() }, 'resize');
+      }
+      if (LOSSLESS_SOURCES.includes(probe.format) || (alpha && round === 0)) {
+        const png = await this.run(() => this.fromRaw(raw).png({ compressionLevel: 6 }).toBuffer(), { ...options, deadlineMs: left() }, 'encode');
+        if (png.length <= budget.maxBytes) return { bytes: png, mimeType: 'image/png', width: raw.width, height: raw.height, unchanged: false };
+      }
+      for (const quality of JPEG_QUALITY_LADDER) {
+        const jpeg = await this.run(
+          () => this.fromRaw(raw).flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: false }).toBuffer(),
+          { ...options, deadlineMs: left() },
+          'encode',
+        );
+        if (jpeg.length <= budget.maxBytes) return { bytes: jpeg, mimeType: 'image/jpeg', width: raw.width, height: raw.height, quality, unchanged: false };
+        smallestJpeg = jpeg.length;
+      }
+    }
+    throw new MediaProcessingError('over-budget', `The image does not fit in ${budget.maxBytes} bytes even at ${raw.width}×${raw.height} and JPEG quality 40.`);
+  }
+
+  private async resizeToRaw(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions): Promise<RawImage> {
+    let image = this.sharp(bytes, { limitInputPixels: options.maxInputPixels, autoOrient: true, sequentialRead: true, animated: false }).timeout({
+      seconds: Math.max(1, Math.ceil(options.deadlineMs / 1000)),
+    });
+    if (region) image = image.extract({ left: region.x, top: region.y, width: region.width, height: region.height });
+    image = image.resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
+    const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: info.channels };
+  }
+
+  private fromRaw(raw: RawImage) {
+    return this.sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
+  }
+
+  private async run<T>(work: () => Promise<T>, options: ProcessingOptions, what: string): Promise<T> {
+    try {
+      return await withDeadline(
+        work(),
+        options.deadlineMs,
+        () => new MediaProcessingError('timeout', `Processing the image took longer than ${options.deadlineMs} ms (media.decodeTimeoutMs); nothing was sent.`),
+        options.signal,
+      );
+    } catch (error) {
+      if (error instanceof MediaProcessingError || options.signal?.aborted) throw error;
+      const message = errorMessage(error);
+      if (/pixel limit/i.test(message)) throw new MediaProcessingError('too-many-pixels', `The image has more than ${options.maxInputPixels} pixels (media.maxInputPixels).`);
+      if (/^timeout/i.test(message)) {
+        throw new MediaProcessingError('timeout', `Processing the image took longer than ${options.deadlineMs} ms (media.decodeTimeoutMs); nothing was sent.`);
+      }
+      throw new MediaProcessingError('decode', `The image cannot be ${what === 'probe' ? 'read' : what === 'encode' ? 'encoded' : 'decoded'}: ${message}`);
+    }
+  }
+}
