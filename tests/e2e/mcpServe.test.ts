@@ -18,7 +18,7 @@ import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/pro
 import { callResultText } from '../helpers/mcpServeHarness';
 
 // NotifyUser: the client is connected, so it takes log messages; AskUserQuestion: absent, the SDK client here declares no elicitation.
-const ALL_TOOLS = ['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write'];
+const ALL_TOOLS = ['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write'];
 let root: string;
 let ws: string;
 beforeEach(() => {

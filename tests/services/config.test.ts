@@ -56,6 +56,16 @@ describe('configuration', () => {
       plan: { autoApprove: false },
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
+      media: {
+        maxEdgePx: 2_000,
+        maxEdgePxFull: 4_000,
+        maxImageBytes: 3_932_160,
+        maxFileBytes: 50 * 1024 * 1024,
+        maxInputPixels: 100_000_000,
+        decodeTimeoutMs: 15_000,
+        pdfTimeoutMs: 20_000,
+        pdfMaxChars: 30_000,
+      },
     });
   });
 
@@ -76,7 +86,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, hooks)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, hooks, media)',
     );
   });
 

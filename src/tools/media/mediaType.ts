@@ -1,5 +1,5 @@
 /**
- * What a file is, from its first bytes (the extension only decides between SVG and other text):
+ * What a file is, from its first bytes (the name only tells a compressed SVG from other gzip files):
  * the images ReadMediaFile sends or converts, PDF, and the formats it refuses with a hint.
  */
 
@@ -78,10 +78,8 @@ export function sniffMediaType(header: Uint8Array, fileName: string): MediaType 
   if (at(header, 0, [0x00, 0x00, 0x01, 0x00])) return { kind: 'refused', name: 'ICO icon', ext: 'ico' };
   if (at(header, 0, [0x38, 0x42, 0x50, 0x53])) return { kind: 'refused', name: 'Photoshop (PSD) image', ext: 'psd' };
   if (at(header, 0, [0xff, 0x0a]) || at(header, 0, [0x00, 0x00, 0x00, 0x0c, 0x4a, 0x58, 0x4c, 0x20])) return { kind: 'refused', name: 'JPEG XL image', ext: 'jxl' };
-  if (/\.svgz?$/i.test(fileName) || looksLikeSvg(header)) {
-    if (at(header, 0, [0x1f, 0x8b])) return { kind: 'refused', name: 'compressed SVG (svgz)', ext: 'svgz' };
-    if (looksLikeSvg(header)) return { kind: 'image', format: 'svg' };
-  }
+  if (looksLikeSvg(header)) return { kind: 'image', format: 'svg' };
+  if (at(header, 0, [0x1f, 0x8b]) && /\.svgz$/i.test(fileName)) return { kind: 'refused', name: 'compressed SVG (svgz)', ext: 'svgz' };
   return { kind: 'unknown' };
 }
 
