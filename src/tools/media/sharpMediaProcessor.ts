@@ -60,7 +60,11 @@ export class SharpMediaProcessor implements IMediaProcessor {
     return this.convert(bytes, probe, region, budget, options);
   }
 
-  /** Decoded and resized once to raw pixels, then encoded down the ladder until it fits. */
+  /**
+   * One pipeline straight from the file's bytes first, as sharp is used directly; only when that
+   * is over the byte budget, decoded and resized once to raw pixels and encoded down the JPEG
+   * quality ladder, then smaller.
+   */
   private async convert(bytes: Buffer, probe: ImageProbe, region: ImageRegion | undefined, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
     if (probe.width * probe.height > options.maxInputPixels) {
       throw new MediaProcessingError(
@@ -69,42 +73,62 @@ export class SharpMediaProcessor implements IMediaProcessor {
       );
     }
     const started = Date.now();
-    const left = () => Math.max(1, options.deadlineMs - (Date.now() - started));
+    const left = (): ProcessingOptions => ({ ...options, deadlineMs: Math.max(1, options.deadlineMs - (Date.now() - started)) });
+    const source = region ?? { x: 0, y: 0, width: probe.width, height: probe.height };
+    const scale = Math.min(1, budget.maxEdgePx / source.width, budget.maxEdgePx / source.height);
+    // PNG for lossless sources and alpha, unless the source's own bytes per pixel say it cannot fit
+    // (a photo saved as PNG): encoding a PNG that is then thrown away costs more than the resize.
+    const pngBytesGuess = (bytes.length / (probe.width * probe.height)) * source.width * source.height * scale * scale;
+    const png = (LOSSLESS_SOURCES.includes(probe.format) || probe.hasAlpha === true) && pngBytesGuess <= budget.maxBytes;
+    const flatten = probe.hasAlpha === true;
+    const first = await this.run(() => this.encode(this.decode(bytes, region, budget.maxEdgePx, options), png ? 'png' : JPEG_QUALITY_LADDER[0]!, flatten), options, 'decode');
+    if (first.bytes.length <= budget.maxBytes) return first;
+
     let edge = budget.maxEdgePx;
-    let raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), options, 'decode');
-    const alpha = raw.channels === 2 || raw.channels === 4;
-    let smallestJpeg = Infinity;
+    let raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), left(), 'decode');
+    let smallestJpeg = png ? Infinity : first.bytes.length;
     for (let round = 0; round <= SHRINK_ROUNDS; round++) {
       if (round > 0) {
         // Scaled by the square root of the overshoot (bytes grow with the area), with a margin.
-        const scale = Math.min(0.9, Math.sqrt(budget.maxBytes / smallestJpeg) * 0.9);
-        edge = Math.max(16, Math.floor(Math.max(raw.width, raw.height) * scale));
-        raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), { ...options, deadlineMs: left() }, 'resize');
+        const shrink = Math.min(0.9, Math.sqrt(budget.maxBytes / smallestJpeg) * 0.9);
+        edge = Math.max(16, Math.floor(Math.max(raw.width, raw.height) * shrink));
+        raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), left(), 'resize');
       }
-      if (LOSSLESS_SOURCES.includes(probe.format) || (alpha && round === 0)) {
-        const png = await this.run(() => this.fromRaw(raw).png({ compressionLevel: 6 }).toBuffer(), { ...options, deadlineMs: left() }, 'encode');
-        if (png.length <= budget.maxBytes) return { bytes: png, mimeType: 'image/png', width: raw.width, height: raw.height, unchanged: false };
-      }
-      for (const quality of JPEG_QUALITY_LADDER) {
-        const jpeg = await this.run(
-          () => this.fromRaw(raw).flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: false }).toBuffer(),
-          { ...options, deadlineMs: left() },
-          'encode',
-        );
-        if (jpeg.length <= budget.maxBytes) return { bytes: jpeg, mimeType: 'image/jpeg', width: raw.width, height: raw.height, quality, unchanged: false };
-        smallestJpeg = jpeg.length;
+      // Quality 85 at the full edge was the first attempt unless that was a PNG.
+      const qualities = round === 0 && !png ? JPEG_QUALITY_LADDER.slice(1) : JPEG_QUALITY_LADDER;
+      for (const quality of qualities) {
+        const jpeg = await this.run(() => this.encode(this.fromRaw(raw), quality, raw.channels === 2 || raw.channels === 4), left(), 'encode');
+        if (jpeg.bytes.length <= budget.maxBytes) return jpeg;
+        smallestJpeg = jpeg.bytes.length;
       }
     }
     throw new MediaProcessingError('over-budget', `The image does not fit in ${budget.maxBytes} bytes even at ${raw.width}×${raw.height} and JPEG quality 40.`);
   }
 
-  private async resizeToRaw(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions): Promise<RawImage> {
+  /** The decode, crop and resize steps of a pipeline from the file's bytes. */
+  private decode(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions) {
     let image = this.sharp(bytes, { limitInputPixels: options.maxInputPixels, autoOrient: true, sequentialRead: true, animated: false }).timeout({
       seconds: Math.max(1, Math.ceil(options.deadlineMs / 1000)),
     });
     if (region) image = image.extract({ left: region.x, top: region.y, width: region.width, height: region.height });
-    image = image.resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
-    const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+    return image.resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
+  }
+
+  private async encode(image: ReturnType<SharpModule>, target: 'png' | number, flatten: boolean): Promise<FittedImage> {
+    const encoded = target === 'png' ? image.png({ compressionLevel: 6 }) : (flatten ? image.flatten({ background: '#ffffff' }) : image).jpeg({ quality: target });
+    const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+    return {
+      bytes: data,
+      mimeType: target === 'png' ? 'image/png' : 'image/jpeg',
+      width: info.width,
+      height: info.height,
+      ...(target === 'png' ? {} : { quality: target }),
+      unchanged: false,
+    };
+  }
+
+  private async resizeToRaw(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions): Promise<RawImage> {
+    const { data, info } = await this.decode(bytes, region, edge, options).raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: info.channels };
   }
 
