@@ -1,5 +1,5 @@
 import { injectable } from 'inversify';
-import type { FittedImage, IMediaProcessor, ImageBudget, ImageProbe, ImageRegion, ProcessingOptions } from './mediaProcessor';
+import type { FittedImage, IMediaProcessor, ImageBudget, ImageInput, ImageProbe, ImageRegion, ProcessingOptions } from './mediaProcessor';
 import type { ImageFormat } from './mediaType';
 import { PassThroughMediaProcessor } from './passThroughMediaProcessor';
 import { loadSharp, type SharpLoad } from './sharpLoader';
@@ -28,15 +28,15 @@ export class AutoMediaProcessor implements IMediaProcessor {
     return this.processor.engine();
   }
 
-  probe(bytes: Buffer, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe> {
-    return this.processor.probe(bytes, format, options);
+  probe(input: ImageInput, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe> {
+    return this.processor.probe(input, format, options);
   }
 
-  fit(bytes: Buffer, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
-    return this.processor.fit(bytes, probe, budget, options);
+  fit(input: ImageInput, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    return this.processor.fit(input, probe, budget, options);
   }
 
-  crop(bytes: Buffer, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
-    return this.processor.crop(bytes, probe, region, budget, options);
+  crop(input: ImageInput, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    return this.processor.crop(input, probe, region, budget, options);
   }
 }

@@ -1,3 +1,4 @@
+import * as fsp from 'node:fs/promises';
 import { createServiceId } from '../../di/serviceId';
 import type { ImageFormat } from './mediaType';
 
@@ -11,6 +12,24 @@ export interface ImageProbe {
   /** Frames of an animated GIF or WebP (converting keeps the first). */
   readonly frames?: number;
   readonly hasAlpha?: boolean;
+}
+
+/**
+ * An image file for a processor: its size, and its bytes in memory or a path the processor reads
+ * it from (on Linux the tool passes `/proc/self/fd/N` of the file it opened, so a link swapped in
+ * since is never followed, and a large file is not held in memory twice). At least one is given.
+ */
+export interface ImageInput {
+  readonly size: number;
+  readonly bytes?: Buffer;
+  readonly path?: string;
+}
+
+/** The whole file of an input, from memory or read from its path. */
+export async function inputBytes(input: ImageInput): Promise<Buffer> {
+  if (input.bytes) return input.bytes;
+  if (input.path === undefined) throw new MediaProcessingError('decode', 'The image input has neither bytes nor a path.');
+  return fsp.readFile(input.path);
 }
 
 /** What an image sent to the model may be at most. */
@@ -68,15 +87,15 @@ export interface IMediaProcessor {
   /** `sharp`, or `pass-through` (with the reason sharp is not used). */
   engine(): { readonly name: 'sharp' | 'pass-through'; readonly unavailableReason?: string };
   /** Facts from the header (no full decode). Throws MediaProcessingError. */
-  probe(bytes: Buffer, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe>;
+  probe(input: ImageInput, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe>;
   /**
    * The image within the budget: the file's own bytes when it is a format every provider takes
    * and fits, else decoded, resized and re-encoded (PNG, or JPEG down a quality ladder). Never
    * over the budget: throws MediaProcessingError instead.
    */
-  fit(bytes: Buffer, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage>;
+  fit(input: ImageInput, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage>;
   /** `region` (within the probed image) cut out, then fitted like `fit`. */
-  crop(bytes: Buffer, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage>;
+  crop(input: ImageInput, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage>;
 }
 export const IMediaProcessor = createServiceId<IMediaProcessor>('MediaProcessor');
 

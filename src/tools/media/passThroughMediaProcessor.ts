@@ -3,7 +3,9 @@ import {
   type FittedImage,
   type IMediaProcessor,
   type ImageBudget,
+  type ImageInput,
   type ImageProbe,
+  inputBytes,
   type ImageRegion,
   MediaProcessingError,
   processingUnavailableMessage,
@@ -12,9 +14,12 @@ import {
 import { IMAGE_MIME, type ImageFormat, SENDABLE_IMAGE_FORMATS } from './mediaType';
 
 /** The file's own bytes when a provider takes them as they are; `undefined` when they need processing. */
-export function asIsWithinBudget(bytes: Buffer, probe: ImageProbe, budget: ImageBudget): FittedImage | undefined {
+export async function asIsWithinBudget(input: ImageInput, probe: ImageProbe, budget: ImageBudget): Promise<FittedImage | undefined> {
   if (!SENDABLE_IMAGE_FORMATS.includes(probe.format)) return undefined;
-  if (probe.width > budget.maxEdgePx || probe.height > budget.maxEdgePx || bytes.length > budget.maxBytes) return undefined;
+  if (probe.width > budget.maxEdgePx || probe.height > budget.maxEdgePx || input.size > budget.maxBytes) return undefined;
+  const bytes = await inputBytes(input);
+  // The file changed size since it was opened: not what was probed.
+  if (bytes.length > budget.maxBytes) return undefined;
   return { bytes, mimeType: IMAGE_MIME[probe.format], width: probe.width, height: probe.height, unchanged: true };
 }
 
@@ -34,7 +39,8 @@ export class PassThroughMediaProcessor implements IMediaProcessor {
     return { name: 'pass-through', ...(this.unavailableReason !== undefined ? { unavailableReason: this.unavailableReason } : {}) };
   }
 
-  probe(bytes: Buffer, format: ImageFormat): Promise<ImageProbe> {
+  async probe(input: ImageInput, format: ImageFormat): Promise<ImageProbe> {
+    const bytes = await inputBytes(input);
     let size: ReturnType<typeof import('image-size').imageSize>;
     try {
       // Loaded on first use: most sessions never read an image.
@@ -42,24 +48,24 @@ export class PassThroughMediaProcessor implements IMediaProcessor {
       const { imageSize } = require('image-size') as typeof import('image-size');
       size = imageSize(bytes);
     } catch (error) {
-      return Promise.reject(new MediaProcessingError('decode', `The ${format.toUpperCase()} header cannot be read: ${errorMessage(error)}`));
+      throw new MediaProcessingError('decode', `The ${format.toUpperCase()} header cannot be read: ${errorMessage(error)}`);
     }
     const shown = displayedSize(size.width, size.height, size.orientation);
-    return Promise.resolve({
+    return {
       format,
       ...shown,
       ...(size.orientation !== undefined ? { orientation: size.orientation } : {}),
       ...(size.images && size.images.length > 1 ? { frames: size.images.length } : {}),
-    });
+    };
   }
 
-  fit(bytes: Buffer, probe: ImageProbe, budget: ImageBudget, _options: ProcessingOptions): Promise<FittedImage> {
-    const asIs = asIsWithinBudget(bytes, probe, budget);
-    if (asIs) return Promise.resolve(asIs);
-    return Promise.reject(new MediaProcessingError('unavailable', processingUnavailableMessage(this.unavailableReason)));
+  async fit(input: ImageInput, probe: ImageProbe, budget: ImageBudget, _options: ProcessingOptions): Promise<FittedImage> {
+    const asIs = await asIsWithinBudget(input, probe, budget);
+    if (asIs) return asIs;
+    throw new MediaProcessingError('unavailable', processingUnavailableMessage(this.unavailableReason));
   }
 
-  crop(_bytes: Buffer, _probe: ImageProbe, _region: ImageRegion, _budget: ImageBudget, _options: ProcessingOptions): Promise<FittedImage> {
+  crop(_input: ImageInput, _probe: ImageProbe, _region: ImageRegion, _budget: ImageBudget, _options: ProcessingOptions): Promise<FittedImage> {
     return Promise.reject(new MediaProcessingError('unavailable', processingUnavailableMessage(this.unavailableReason)));
   }
 }

@@ -4,6 +4,7 @@ import {
   type FittedImage,
   type IMediaProcessor,
   type ImageBudget,
+  type ImageInput,
   type ImageProbe,
   type ImageRegion,
   MediaProcessingError,
@@ -20,6 +21,13 @@ const SHRINK_ROUNDS = 4;
 /** Lossless sources (screenshots, diagrams) try PNG first: JPEG blurs text. */
 const LOSSLESS_SOURCES: readonly ImageFormat[] = ['png', 'gif', 'svg', 'tiff'];
 
+/** sharp reads a path itself (libvips streams it), so a large file is not held in memory. */
+function source(input: ImageInput): Buffer | string {
+  if (input.bytes) return input.bytes;
+  if (input.path !== undefined) return input.path;
+  throw new MediaProcessingError('decode', 'The image input has neither bytes nor a path.');
+}
+
 interface RawImage {
   readonly data: Buffer;
   readonly width: number;
@@ -35,8 +43,8 @@ export class SharpMediaProcessor implements IMediaProcessor {
     return { name: 'sharp' };
   }
 
-  async probe(bytes: Buffer, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe> {
-    const meta = await this.run(() => this.sharp(bytes, { limitInputPixels: false }).metadata(), options, 'probe');
+  async probe(input: ImageInput, format: ImageFormat, options: ProcessingOptions): Promise<ImageProbe> {
+    const meta = await this.run(() => this.sharp(source(input), { limitInputPixels: false }).metadata(), options, 'probe');
     const width = meta.autoOrient?.width ?? meta.width;
     const height = meta.autoOrient?.height ?? meta.height;
     if (!width || !height) throw new MediaProcessingError('decode', `The ${format.toUpperCase()} file has no dimensions; it may be damaged.`);
@@ -50,14 +58,12 @@ export class SharpMediaProcessor implements IMediaProcessor {
     };
   }
 
-  fit(bytes: Buffer, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
-    const asIs = asIsWithinBudget(bytes, probe, budget);
-    if (asIs) return Promise.resolve(asIs);
-    return this.convert(bytes, probe, undefined, budget, options);
+  async fit(input: ImageInput, probe: ImageProbe, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    return (await asIsWithinBudget(input, probe, budget)) ?? this.convert(input, probe, undefined, budget, options);
   }
 
-  crop(bytes: Buffer, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
-    return this.convert(bytes, probe, region, budget, options);
+  crop(input: ImageInput, probe: ImageProbe, region: ImageRegion, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+    return this.convert(input, probe, region, budget, options);
   }
 
   /**
@@ -65,7 +71,7 @@ export class SharpMediaProcessor implements IMediaProcessor {
    * is over the byte budget, decoded and resized once to raw pixels and encoded down the JPEG
    * quality ladder, then smaller.
    */
-  private async convert(bytes: Buffer, probe: ImageProbe, region: ImageRegion | undefined, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
+  private async convert(input: ImageInput, probe: ImageProbe, region: ImageRegion | undefined, budget: ImageBudget, options: ProcessingOptions): Promise<FittedImage> {
     if (probe.width * probe.height > options.maxInputPixels) {
       throw new MediaProcessingError(
         'too-many-pixels',
@@ -78,21 +84,21 @@ export class SharpMediaProcessor implements IMediaProcessor {
     const scale = Math.min(1, budget.maxEdgePx / source.width, budget.maxEdgePx / source.height);
     // PNG for lossless sources and alpha, unless the source's own bytes per pixel say it cannot fit
     // (a photo saved as PNG): encoding a PNG that is then thrown away costs more than the resize.
-    const pngBytesGuess = (bytes.length / (probe.width * probe.height)) * source.width * source.height * scale * scale;
+    const pngBytesGuess = (input.size / (probe.width * probe.height)) * source.width * source.height * scale * scale;
     const png = (LOSSLESS_SOURCES.includes(probe.format) || probe.hasAlpha === true) && pngBytesGuess <= budget.maxBytes;
     const flatten = probe.hasAlpha === true;
-    const first = await this.run(() => this.encode(this.decode(bytes, region, budget.maxEdgePx, options), png ? 'png' : JPEG_QUALITY_LADDER[0]!, flatten), options, 'decode');
+    const first = await this.run(() => this.encode(this.decode(input, region, budget.maxEdgePx, options), png ? 'png' : JPEG_QUALITY_LADDER[0]!, flatten), options, 'decode');
     if (first.bytes.length <= budget.maxBytes) return first;
 
     let edge = budget.maxEdgePx;
-    let raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), left(), 'decode');
+    let raw = await this.run(() => this.resizeToRaw(input, region, edge, options), left(), 'decode');
     let smallestJpeg = png ? Infinity : first.bytes.length;
     for (let round = 0; round <= SHRINK_ROUNDS; round++) {
       if (round > 0) {
         // Scaled by the square root of the overshoot (bytes grow with the area), with a margin.
         const shrink = Math.min(0.9, Math.sqrt(budget.maxBytes / smallestJpeg) * 0.9);
         edge = Math.max(16, Math.floor(Math.max(raw.width, raw.height) * shrink));
-        raw = await this.run(() => this.resizeToRaw(bytes, region, edge, options), left(), 'resize');
+        raw = await this.run(() => this.resizeToRaw(input, region, edge, options), left(), 'resize');
       }
       // Quality 85 at the full edge was the first attempt unless that was a PNG.
       const qualities = round === 0 && !png ? JPEG_QUALITY_LADDER.slice(1) : JPEG_QUALITY_LADDER;
@@ -106,8 +112,8 @@ export class SharpMediaProcessor implements IMediaProcessor {
   }
 
   /** The decode, crop and resize steps of a pipeline from the file's bytes. */
-  private decode(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions) {
-    let image = this.sharp(bytes, { limitInputPixels: options.maxInputPixels, autoOrient: true, sequentialRead: true, animated: false }).timeout({
+  private decode(input: ImageInput, region: ImageRegion | undefined, edge: number, options: ProcessingOptions) {
+    let image = this.sharp(source(input), { limitInputPixels: options.maxInputPixels, autoOrient: true, sequentialRead: true, animated: false }).timeout({
       seconds: Math.max(1, Math.ceil(options.deadlineMs / 1000)),
     });
     if (region) image = image.extract({ left: region.x, top: region.y, width: region.width, height: region.height });
@@ -127,8 +133,8 @@ export class SharpMediaProcessor implements IMediaProcessor {
     };
   }
 
-  private async resizeToRaw(bytes: Buffer, region: ImageRegion | undefined, edge: number, options: ProcessingOptions): Promise<RawImage> {
-    const { data, info } = await this.decode(bytes, region, edge, options).raw().toBuffer({ resolveWithObject: true });
+  private async resizeToRaw(input: ImageInput, region: ImageRegion | undefined, edge: number, options: ProcessingOptions): Promise<RawImage> {
+    const { data, info } = await this.decode(input, region, edge, options).raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: info.channels };
   }
 

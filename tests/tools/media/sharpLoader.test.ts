@@ -38,19 +38,22 @@ describe('loading sharp', () => {
       loads++;
       return { ok: false, reason: 'simulated' };
     });
-    const small = await quadrants(40, 20).png().toBuffer();
-    const big = await quadrants(400, 200).png().toBuffer();
+    const smallBytes = await quadrants(40, 20).png().toBuffer();
+    const small = { size: smallBytes.length, bytes: smallBytes };
+    const bigBytes = await quadrants(400, 200).png().toBuffer();
+    const big = { size: bigBytes.length, bytes: bigBytes };
     expect(processor.engine()).toEqual({ name: 'pass-through', unavailableReason: 'simulated' });
     const probe = await processor.probe(small, 'png', OPTIONS);
     expect(probe).toEqual({ format: 'png', width: 40, height: 20 });
-    expect(await processor.fit(small, probe, BUDGET, OPTIONS)).toEqual({ bytes: small, mimeType: 'image/png', width: 40, height: 20, unchanged: true });
+    expect(await processor.fit(small, probe, BUDGET, OPTIONS)).toEqual({ bytes: smallBytes, mimeType: 'image/png', width: 40, height: 20, unchanged: true });
     await expect(processor.fit(big, await processor.probe(big, 'png', OPTIONS), BUDGET, OPTIONS)).rejects.toThrow(processingUnavailableMessage('simulated'));
     expect(loads).toBe(1);
   });
 
   test('with sharp, the default processor converts', async () => {
     const processor = new AutoMediaProcessor();
-    const big = await quadrants(400, 200).png().toBuffer();
+    const bytes = await quadrants(400, 200).png().toBuffer();
+    const big = { size: bytes.length, bytes };
     const fitted = await processor.fit(big, await processor.probe(big, 'png', OPTIONS), BUDGET, OPTIONS);
     expect(processor.engine()).toEqual({ name: 'sharp' });
     expect([fitted.width, fitted.height, fitted.mimeType, fitted.unchanged]).toEqual([100, 50, 'image/png', false]);
@@ -58,7 +61,8 @@ describe('loading sharp', () => {
 
   test('an image over media.maxInputPixels is refused before it is decoded', async () => {
     const processor = new AutoMediaProcessor();
-    const big = await quadrants(400, 200).png().toBuffer();
+    const bytes = await quadrants(400, 200).png().toBuffer();
+    const big = { size: bytes.length, bytes };
     const probe = await processor.probe(big, 'png', OPTIONS);
     await expect(processor.fit(big, probe, BUDGET, { ...OPTIONS, maxInputPixels: 10_000 })).rejects.toMatchObject({
       code: 'too-many-pixels',

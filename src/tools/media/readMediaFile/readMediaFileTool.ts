@@ -1,3 +1,6 @@
+import type { Stats } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
@@ -19,7 +22,7 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { escapeXmlAttribute, wrapUntrusted } from '../../../tool/untrustedContent';
 import { type MediaConfig, mediaConfig } from '../mediaConfig';
-import { type FittedImage, IMediaProcessor, type ImageProbe, MediaProcessingError, type ProcessingOptions } from '../mediaProcessor';
+import { type FittedImage, IMediaProcessor, type ImageInput, type ImageProbe, MediaProcessingError, type ProcessingOptions } from '../mediaProcessor';
 import { conversionHint, IMAGE_MIME, type ImageFormat, MEDIA_SNIFF_BYTES, sniffMediaType } from '../mediaType';
 import { IPdfTextExtractor, type PdfText, PdfTextError } from '../pdfText';
 import { parsePages, READ_MEDIA_FILE_NAME, READ_MEDIA_FILE_SAMPLES, type ReadMediaFileInput, ReadMediaFileInputSchema } from './readMediaFile';
@@ -97,52 +100,65 @@ export class ReadMediaFileTool implements ExecutableTool<ReadMediaFileInput> {
       return toolError(openErrorMessage(shown, error));
     }
     const { handle, stat } = opened;
-    let bytes: Buffer;
     try {
       if (stat.size === 0) return toolError(`"${shown}" is empty.`);
       // Refused on the handle's size, before a byte is read.
       if (stat.size > options.maxFileBytes) {
         return toolError(`"${shown}" is ${formatBytes(stat.size)}; the limit is ${formatBytes(options.maxFileBytes)} (media.maxFileBytes).`);
       }
-      const read = await readBounded(handle, options.maxFileBytes, stat.size, signal);
-      if (read.more) return toolError(`"${shown}" grew past ${formatBytes(options.maxFileBytes)} while it was read (media.maxFileBytes).`);
-      bytes = read.bytes;
+      const header = Buffer.alloc(Math.min(MEDIA_SNIFF_BYTES, stat.size));
+      const { bytesRead } = await handle.read(header, 0, header.length, 0);
+      const type = sniffMediaType(header.subarray(0, bytesRead), nodePath.basename(target.path));
+      const whole = async (): Promise<Buffer | ToolResult> => {
+        const read = await readBounded(handle, options.maxFileBytes, stat.size, signal);
+        return read.more ? toolError(`"${shown}" grew past ${formatBytes(options.maxFileBytes)} while it was read (media.maxFileBytes).`) : read.bytes;
+      };
+      switch (type.kind) {
+        case 'refused':
+          return toolError(`"${shown}" is a ${type.name}; convert it first (${conversionHint(shown, type.ext)}).`);
+        case 'unknown': {
+          const known = knownBinaryType(header);
+          return toolError(
+            `"${shown}" is ${known ? `a ${known}` : 'not an image or a PDF'}; ReadMediaFile reads PNG, JPEG, GIF, WebP, TIFF, AVIF, HEIF and SVG images and PDFs. Use Read for text files.`,
+          );
+        }
+        case 'pdf': {
+          if (input.region) return toolError('region applies only to images.');
+          if (input.full_resolution !== undefined) return toolError('full_resolution applies only to images.');
+          const key = `${target.path}\0${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}\0${pages.first}-${pages.last ?? ''}`;
+          const bytes = await whole();
+          if (!Buffer.isBuffer(bytes)) return bytes;
+          return await this.readPdf(bytes, target, pages, input.offset ?? 0, key, options, signal);
+        }
+        case 'image': {
+          if (input.pages !== undefined) return toolError('pages applies only to PDFs.');
+          if (input.offset !== undefined) return toolError('offset applies only to PDFs.');
+          // sharp reads the opened file itself where it can (the handle stays open until it is done).
+          const path = await descriptorPath(handle, stat);
+          let image: ImageInput;
+          if (path !== undefined) image = { size: stat.size, path };
+          else {
+            const bytes = await whole();
+            if (!Buffer.isBuffer(bytes)) return bytes;
+            image = { size: bytes.length, bytes };
+          }
+          return await this.readImage(image, type.format, input, target, options, signal);
+        }
+      }
     } catch (error) {
       if (signal.aborted) throw error;
       return toolError(`Reading "${shown}" failed: ${errorMessage(error)}`);
     } finally {
       await handle.close();
     }
-
-    const type = sniffMediaType(bytes.subarray(0, MEDIA_SNIFF_BYTES), nodePath.basename(target.path));
-    switch (type.kind) {
-      case 'refused':
-        return toolError(`"${shown}" is a ${type.name}; convert it first (${conversionHint(shown, type.ext)}).`);
-      case 'unknown': {
-        const known = knownBinaryType(bytes.subarray(0, MEDIA_SNIFF_BYTES));
-        return toolError(
-          `"${shown}" is ${known ? `a ${known}` : 'not an image or a PDF'}; ReadMediaFile reads PNG, JPEG, GIF, WebP, TIFF, AVIF, HEIF and SVG images and PDFs. Use Read for text files.`,
-        );
-      }
-      case 'pdf': {
-        if (input.region) return toolError('region applies only to images.');
-        if (input.full_resolution !== undefined) return toolError('full_resolution applies only to images.');
-        const key = `${target.path}\0${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}\0${pages.first}-${pages.last ?? ''}`;
-        return this.readPdf(bytes, target, pages, input.offset ?? 0, key, options, signal);
-      }
-      case 'image':
-        if (input.pages !== undefined) return toolError('pages applies only to PDFs.');
-        if (input.offset !== undefined) return toolError('offset applies only to PDFs.');
-        return this.readImage(bytes, type.format, input, target, options, signal);
-    }
   }
 
-  private async readImage(bytes: Buffer, format: ImageFormat, input: ReadMediaFileInput, target: Target, options: MediaConfig, signal: AbortSignal): Promise<ToolResult> {
+  private async readImage(image: ImageInput, format: ImageFormat, input: ReadMediaFileInput, target: Target, options: MediaConfig, signal: AbortSignal): Promise<ToolResult> {
     const shown = input.path;
     const processing: ProcessingOptions = { deadlineMs: options.decodeTimeoutMs, maxInputPixels: options.maxInputPixels, signal };
     let probe: ImageProbe;
     try {
-      probe = await this.media.probe(bytes, format, processing);
+      probe = await this.media.probe(image, format, processing);
     } catch (error) {
       return this.imageError(shown, format, error, signal);
     }
@@ -150,9 +166,9 @@ export class ReadMediaFileTool implements ExecutableTool<ReadMediaFileInput> {
     if (region && (region.x + region.width > probe.width || region.y + region.height > probe.height)) {
       return toolError(`region ${regionText(region)} lies outside the ${probe.width}×${probe.height} image.`);
     }
-    const facts = { path: target.shown, mime: IMAGE_MIME[format], bytes: bytes.length, width: probe.width, height: probe.height };
+    const facts = { path: target.shown, mime: IMAGE_MIME[format], bytes: image.size, width: probe.width, height: probe.height };
     if (!this.model.has(IMAGE_IN_CAPABILITY)) {
-      const lines = [`path: ${target.shown}`, `type: ${IMAGE_MIME[format]}`, `size: ${formatBytes(bytes.length)}`, `dimensions: ${probe.width}×${probe.height}`];
+      const lines = [`path: ${target.shown}`, `type: ${IMAGE_MIME[format]}`, `size: ${formatBytes(image.size)}`, `dimensions: ${probe.width}×${probe.height}`];
       if (probe.orientation !== undefined && probe.orientation !== 1) lines.push(`orientation: ${probe.orientation} (EXIF)`);
       if (probe.frames !== undefined) lines.push(`frames: ${probe.frames}`);
       return {
@@ -163,7 +179,7 @@ export class ReadMediaFileTool implements ExecutableTool<ReadMediaFileInput> {
     const budget = { maxEdgePx: input.full_resolution ? options.maxEdgePxFull : options.maxEdgePx, maxBytes: options.maxImageBytes };
     let fitted: FittedImage;
     try {
-      fitted = region ? await this.media.crop(bytes, probe, region, budget, processing) : await this.media.fit(bytes, probe, budget, processing);
+      fitted = region ? await this.media.crop(image, probe, region, budget, processing) : await this.media.fit(image, probe, budget, processing);
     } catch (error) {
       return this.imageError(shown, format, error, signal);
     }
@@ -176,7 +192,7 @@ export class ReadMediaFileTool implements ExecutableTool<ReadMediaFileInput> {
     const output: ContentPart[] = [
       { type: 'text', text: `<image path="${escapeXmlAttribute(target.shown)}" mime="${fitted.mimeType}" width="${fitted.width}" height="${fitted.height}">` },
       { type: 'image', data: fitted.bytes.toString('base64'), mimeType: fitted.mimeType },
-      { type: 'text', text: `</image>\n${statusLine(probe, bytes.length, fitted, region)}` },
+      { type: 'text', text: `</image>\n${statusLine(probe, image.size, fitted, region)}` },
     ];
     return {
       output,
@@ -258,6 +274,24 @@ function statusLine(probe: ImageProbe, originalBytes: number, fitted: FittedImag
   const sent = fitted.unchanged ? 'sent as it is' : `sent ${fitted.width}×${fitted.height} ${encoding} (${formatBytes(fitted.bytes.length)})`;
   const frames = probe.frames !== undefined && !fitted.unchanged ? `; the first of its ${probe.frames} frames` : '';
   return `${source}, ${sent}${frames}. Coordinates in region are original pixels.`;
+}
+
+/**
+ * `/proc/self/fd/N` of the opened file on Linux, when the handle is this process's descriptor for
+ * that very file: a path another reader (sharp) opens without following anything swapped in since.
+ */
+async function descriptorPath(handle: FileHandle, stat: Stats): Promise<string | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  let fd: unknown;
+  try {
+    fd = handle.fd;
+  } catch {
+    return undefined;
+  }
+  if (typeof fd !== 'number' || fd < 0) return undefined;
+  const link = `/proc/self/fd/${fd}`;
+  const viaLink = await fsp.stat(link).catch(() => undefined);
+  return viaLink && viaLink.dev === stat.dev && viaLink.ino === stat.ino ? link : undefined;
 }
 
 function openErrorMessage(shown: string, error: unknown): string {
