@@ -69,4 +69,15 @@ describe('loading sharp', () => {
       message: 'The image has 400×200 pixels, more than the 10000 that are decoded (media.maxInputPixels).',
     });
   });
+
+  test('decoding runs under the deadline: a slow fit ends with a timeout error naming the key', async () => {
+    const processor = new AutoMediaProcessor();
+    const bytes = await quadrants(2000, 1500).png({ compressionLevel: 0 }).toBuffer();
+    const big = { size: bytes.length, bytes };
+    const probe = await processor.probe(big, 'png', OPTIONS);
+    await expect(processor.fit(big, probe, BUDGET, { ...OPTIONS, deadlineMs: 5 })).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'Processing the image took longer than 5 ms (media.decodeTimeoutMs); nothing was sent.',
+    });
+  });
 });
