@@ -7,6 +7,7 @@ import { filesBench } from './files.bench';
 import { hooksBench } from './hooks.bench';
 import { mcpServeBench } from './mcpServe.bench';
 import { mcpBench } from './mcp.bench';
+import { mediaBench } from './media.bench';
 import { readBench } from './read.bench';
 import { grepFilesBench } from './grepFiles.bench';
 import { planBench } from './plan.bench';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'grep-rss': grepRssBench,
   glob: globBench,
   mcp: mcpBench,
+  media: mediaBench,
   startup: startupBench,
 };
 

@@ -9,6 +9,7 @@ import { createPlanFeature } from '../features/plan/planFeature';
 import { createSkillsFeature } from '../features/skills/skillsFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
+import { createMediaFeature } from '../tools/media/mediaFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
 import { createTaskToolsFeature } from '../tools/task/taskFeature';
@@ -29,6 +30,7 @@ const createBuiltinFeatures = () =>
     createCronFeature(),
     createHooksFeature(),
     createSkillsFeature(),
+    createMediaFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

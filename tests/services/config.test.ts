@@ -58,6 +58,16 @@ describe('configuration', () => {
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
       skills: { paths: [], listingChars: 8000 },
+      media: {
+        maxEdgePx: 2_000,
+        maxEdgePxFull: 4_000,
+        maxImageBytes: 3_932_160,
+        maxFileBytes: 50 * 1024 * 1024,
+        maxInputPixels: 100_000_000,
+        decodeTimeoutMs: 15_000,
+        pdfTimeoutMs: 20_000,
+        pdfMaxChars: 30_000,
+      },
     });
   });
 
@@ -78,7 +88,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media)',
     );
   });
 
