@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
-import { Agent, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
 import { packageVersion } from '../../../base/packageInfo';
 import { formatBytes } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
@@ -207,13 +207,13 @@ export class UndiciHttpClient implements IHttpClient {
     }
     const codes = [...causes(error)].map(errorCode);
     const has = (code: string) => codes.includes(code);
-    if (error instanceof undiciErrors.HeadersTimeoutError || has('UND_ERR_HEADERS_TIMEOUT')) {
+    if (has('UND_ERR_HEADERS_TIMEOUT')) {
       return new HttpError('headers_timeout', `Timed out after ${seconds(at.headersMs)} waiting for the response headers from ${host}.`, host);
     }
-    if (error instanceof undiciErrors.BodyTimeoutError || has('UND_ERR_BODY_TIMEOUT')) {
+    if (has('UND_ERR_BODY_TIMEOUT')) {
       return new HttpError('idle_timeout', `${host} stopped sending data for ${seconds(at.idleMs)} after ${formatBytes(at.received)}.`, host, at.received);
     }
-    if (error instanceof undiciErrors.ConnectTimeoutError || has('UND_ERR_CONNECT_TIMEOUT')) {
+    if (has('UND_ERR_CONNECT_TIMEOUT')) {
       return new HttpError('connect_timeout', `Could not connect to ${host} within ${this.config.section(networkConfig).connectTimeoutS} s (network.connectTimeoutS).`, host);
     }
     if (has('ENOTFOUND') || has('EAI_AGAIN') || has('EAI_NODATA') || has('EAI_NONAME')) {
@@ -231,7 +231,10 @@ export class UndiciHttpClient implements IHttpClient {
     const key = `${settings.connectTimeoutS}/${settings.maxConnectionsPerHost}`;
     if (this.agent?.key === key) return this.agent.agent;
     void this.agent?.agent.close();
-    const agent = new Agent({
+    // Loaded on first use: commands that fetch nothing do not pay for undici.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Agent: UndiciAgent } = require('undici') as typeof import('undici');
+    const agent = new UndiciAgent({
       connections: settings.maxConnectionsPerHost,
       connect: {
         timeout: settings.connectTimeoutS * 1000,
