@@ -18,6 +18,7 @@ export {
   type NetworkVerdict,
   type ResolvedAddress,
 } from './contract';
+export { WorkerContentExtractor, EXTRACTOR_IDLE_MS } from './extract/contentExtractor';
 export { SystemDnsResolver } from './http/dnsResolver';
 export { NetworkPolicy, blockedCategory } from './http/networkPolicy';
 export { UndiciHttpClient, IHttpClientTlsOptions, type HttpClientTlsOptions } from './http/undiciHttpClient';

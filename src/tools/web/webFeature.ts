@@ -1,11 +1,12 @@
 import { Feature } from '../../di/feature';
-import { IDnsResolver, IHttpClient, INetworkPolicy } from './contract';
+import { IContentExtractor, IDnsResolver, IHttpClient, INetworkPolicy } from './contract';
+import { WorkerContentExtractor } from './extract/contentExtractor';
 import { SystemDnsResolver } from './http/dnsResolver';
 import { NetworkPolicy } from './http/networkPolicy';
 import { UndiciHttpClient } from './http/undiciHttpClient';
 import { networkConfig } from './webConfig';
 
-/** The web tools and their ports: the guarded HTTP client, the network policy and the DNS resolver. */
+/** The web tools and their ports: the guarded HTTP client, the network policy, the DNS resolver and the content extractor. */
 export function createWebToolsFeature() {
   return new Feature('web')
     .contributeConfig(networkConfig)
@@ -14,7 +15,8 @@ export function createWebToolsFeature() {
         bind(IDnsResolver).to(SystemDnsResolver).inSingletonScope();
         bind(INetworkPolicy).to(NetworkPolicy).inSingletonScope();
         bind(IHttpClient).to(UndiciHttpClient).inSingletonScope();
+        bind(IContentExtractor).to(WorkerContentExtractor).inSingletonScope();
       },
-      [IDnsResolver, INetworkPolicy, IHttpClient],
+      [IDnsResolver, INetworkPolicy, IHttpClient, IContentExtractor],
     );
 }
