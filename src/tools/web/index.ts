@@ -19,7 +19,9 @@ export {
   type ResolvedAddress,
 } from './contract';
 export { WorkerContentExtractor, EXTRACTOR_IDLE_MS } from './extract/contentExtractor';
+export { FetchUrlTool, IFetchUrlTool, fetchUrlTool } from './fetch/fetchUrlTool';
+export { FETCH_URL_NAME, FETCH_FORMATS, type FetchFormat, FetchUrlInputSchema, type FetchUrlInput, wrapUntrusted } from './fetch/fetchUrl';
 export { SystemDnsResolver } from './http/dnsResolver';
 export { NetworkPolicy, blockedCategory } from './http/networkPolicy';
 export { UndiciHttpClient, IHttpClientTlsOptions, type HttpClientTlsOptions } from './http/undiciHttpClient';
-export { NetworkConfigSchema, networkConfig, type NetworkConfig, parseAllowPrivateEntry, type AllowPrivateEntry } from './webConfig';
+export { FetchConfigSchema, fetchConfig, type FetchConfig, NetworkConfigSchema, networkConfig, type NetworkConfig, parseAllowPrivateEntry, type AllowPrivateEntry } from './webConfig';

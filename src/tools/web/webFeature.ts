@@ -4,12 +4,14 @@ import { WorkerContentExtractor } from './extract/contentExtractor';
 import { SystemDnsResolver } from './http/dnsResolver';
 import { NetworkPolicy } from './http/networkPolicy';
 import { UndiciHttpClient } from './http/undiciHttpClient';
-import { networkConfig } from './webConfig';
+import { fetchUrlTool } from './fetch/fetchUrlTool';
+import { fetchConfig, networkConfig } from './webConfig';
 
-/** The web tools and their ports: the guarded HTTP client, the network policy, the DNS resolver and the content extractor. */
+/** The web tools (FetchURL) and their ports: the guarded HTTP client, the network policy, the DNS resolver and the content extractor. */
 export function createWebToolsFeature() {
   return new Feature('web')
     .contributeConfig(networkConfig)
+    .contributeConfig(fetchConfig)
     .bindApp(
       ({ bind }) => {
         bind(IDnsResolver).to(SystemDnsResolver).inSingletonScope();
@@ -18,5 +20,6 @@ export function createWebToolsFeature() {
         bind(IContentExtractor).to(WorkerContentExtractor).inSingletonScope();
       },
       [IDnsResolver, INetworkPolicy, IHttpClient, IContentExtractor],
-    );
+    )
+    .contributeTool(fetchUrlTool);
 }
