@@ -1,6 +1,6 @@
 import { ContentExtractorError } from '../../../src/tools/web/contract';
 import { WorkerContentExtractor } from '../../../src/tools/web/extract/contentExtractor';
-import { articleOfSize, articlePage, cssHeavyPage, scriptOnlyPage } from './webPages';
+import { articleOfSize, articlePage, cssHeavyPage, scriptOnlyPage } from '../../../bench/webPages';
 
 const extractors: WorkerContentExtractor[] = [];
 afterAll(() => Promise.all(extractors.map((e) => e.dispose())));

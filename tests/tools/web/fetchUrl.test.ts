@@ -7,7 +7,7 @@ import { IAgentToolApprovalService } from '../../../src/services/approval/toolAp
 import { useAgent } from '../../helpers/agentHarness';
 import { FakeHost, approveAll } from '../../helpers/fakeHost';
 import { type LocalServer, TestResolver, makeCertificate, startServer } from './webFixtures';
-import { articlePage, cssHeavyPage, scriptOnlyPage } from './webPages';
+import { articlePage, cssHeavyPage, scriptOnlyPage } from '../../../bench/webPages';
 
 let server: LocalServer;
 let tlsServer: LocalServer;

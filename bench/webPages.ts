@@ -1,4 +1,4 @@
-/** HTML pages for the web tests and the bench, built from realistic article markup. */
+/** HTML pages for the web tests and the web bench, built from realistic article markup. */
 
 /** One section of an article: a heading, paragraphs with links and emphasis, a list, a table and code. */
 export function articleSection(n: number): string {
