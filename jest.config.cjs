@@ -9,6 +9,6 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(inversify|@inversifyjs)/)'],
   testTimeout: 30000,
   // The builtin Grep engine runs this function's source in worker threads: instrumentation would break it.
-  coveragePathIgnorePatterns: ['/node_modules/', '/src/tools/os/grep/grepWorker.ts'],
+  coveragePathIgnorePatterns: ['/node_modules/', '/src/tools/os/grep/grepWorker.ts', '/src/tools/web/extract/extractorWorker.ts'],
   globalSetup: '<rootDir>/tests/globalSetup.cjs',
 };

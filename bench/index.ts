@@ -13,6 +13,7 @@ import { grepFilesBench } from './grepFiles.bench';
 import { planBench } from './plan.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
+import { webBench } from './web.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -32,6 +33,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   mcp: mcpBench,
   media: mediaBench,
   startup: startupBench,
+  web: webBench,
 };
 
 async function main(): Promise<void> {

@@ -53,6 +53,16 @@ export interface ToolResult {
   readonly stopTurn?: boolean;
   /** Machine-readable content next to the text (MCP structured content). */
   readonly structuredContent?: unknown;
+  /** Facts about the result for the host (the executor carries them to the call's result). */
+  readonly metadata?: ToolResultMetadata;
+}
+
+export interface ToolResultMetadata {
+  /**
+   * The output holds third-party content (a web page, search results): a host may review it
+   * before the model acts on it, as VS Code does after approval.
+   */
+  readonly untrusted?: boolean;
 }
 
 export interface ToolErrorResult extends ToolResult {

@@ -38,7 +38,7 @@ describe('@modelcontextprotocol/inspector --cli', () => {
     const run = await inspector(['--method', 'tools/list']);
     expect(run.code).toBe(0);
     const { tools } = JSON.parse(run.stdout) as { tools: Array<{ name: string; inputSchema: { type: string }; annotations?: object }> };
-    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'FetchURL', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
     expect(tools.every((t) => t.inputSchema.type === 'object')).toBe(true);
     expect(tools.find((t) => t.name === 'Read')!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
   }, 60_000);

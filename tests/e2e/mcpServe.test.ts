@@ -18,7 +18,7 @@ import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/pro
 import { callResultText } from '../helpers/mcpServeHarness';
 
 // NotifyUser: the client is connected, so it takes log messages; AskUserQuestion: absent, the SDK client here declares no elicitation.
-const ALL_TOOLS = ['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write'];
+const ALL_TOOLS = ['Bash', 'CreateGoal', 'Edit', 'ExitPlanMode', 'FetchURL', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write'];
 let root: string;
 let ws: string;
 beforeEach(() => {
@@ -198,7 +198,7 @@ describe('toolhost mcp serve with the SDK client over stdio', () => {
     // The new approval rule is in effect too.
     expect(callResultText(await call(c, 'Read', { path: nodePath.join(root, 'outside.txt') }))).toMatch(/^1\tfar away/);
     expect(c.stderr()).toContain(`toolhost: reloaded ${nodePath.join(ws, 'toolhost.json')}\n`);
-    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, CreateGoal, Edit, ExitPlanMode, GetGoal, Glob, Grep, NotifyUser, ReadMediaFile, SetGoalBudget, TaskList, TaskOutput, TaskStop, TodoList, UpdateGoal, WaitFor, Write); telling the client\n');
+    expect(c.stderr()).toContain('toolhost: the tool list changed (removed Bash, CreateGoal, Edit, ExitPlanMode, FetchURL, GetGoal, Glob, Grep, NotifyUser, ReadMediaFile, SetGoalBudget, TaskList, TaskOutput, TaskStop, TodoList, UpdateGoal, WaitFor, Write); telling the client\n');
   });
 
   test('an invalid edit of toolhost.json is reported on stderr and changes nothing', async () => {

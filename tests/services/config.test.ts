@@ -68,6 +68,8 @@ describe('configuration', () => {
         pdfTimeoutMs: 20_000,
         pdfMaxChars: 30_000,
       },
+      network: { allowPrivate: [], connectTimeoutS: 10, idleTimeoutS: 15, maxConnectionsPerHost: 4 },
+      fetch: { maxChars: 100_000, defaultChars: 30_000, timeoutS: 30, maxBytes: 10 * 1024 * 1024, maxHtmlBytes: 3 * 1024 * 1024, convertTimeoutS: 20, allowDomains: [], upgradeHttp: false },
     });
   });
 
@@ -88,7 +90,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch)',
     );
   });
 

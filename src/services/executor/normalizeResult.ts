@@ -22,6 +22,13 @@ function copyContentPart(value: unknown): ContentPart | undefined {
   return undefined;
 }
 
+/** The metadata fields the executor knows, copied (a tool's own object is not kept). */
+function metadataOf(value: unknown): Pick<ToolResult, 'metadata'> {
+  if (typeof value !== 'object' || value === null) return {};
+  const untrusted = (value as { untrusted?: unknown }).untrusted;
+  return untrusted === true ? { metadata: { untrusted: true } } : {};
+}
+
 /**
  * Checks what a tool returned and makes it a well-formed result: a malformed value becomes an
  * error that says what was wrong, empty output says so, text-only part lists become one string,
@@ -48,6 +55,7 @@ function normalize(toolName: string, value: unknown): ToolResult {
     ...(typeof raw.outputPath === 'string' && raw.outputPath !== '' ? { outputPath: raw.outputPath } : {}),
     ...(raw.stopTurn === true ? { stopTurn: true } : {}),
     ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}),
+    ...metadataOf(raw.metadata),
   };
   if (typeof output === 'string') return { ...flags, output: output === '' ? EMPTY_OUTPUT : output };
   const malformed: ToolResult = { output: `Tool "${toolName}" returned a result with a missing or malformed "output" field.`, isError: true };

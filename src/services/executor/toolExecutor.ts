@@ -3,7 +3,7 @@ import type { IDisposable } from '../../base/lifecycle';
 import { createServiceId } from '../../di/serviceId';
 import type { AgentTool } from '../../di/toolContribution';
 import type { ToolAccesses } from '../../tool/accesses';
-import type { RunnableToolExecution, ToolApprovalDefault, ToolOutput, ToolResult, ToolSource, ToolUpdate } from '../../tool/contract';
+import type { RunnableToolExecution, ToolApprovalDefault, ToolOutput, ToolResult, ToolResultMetadata, ToolSource, ToolUpdate } from '../../tool/contract';
 import type { ToolInputDisplay } from '../../tool/display';
 
 /** A call as a model sends it: `arguments` is JSON text (an object is accepted too). */
@@ -40,6 +40,8 @@ export interface ToolCallResult {
   readonly stopTurn?: boolean;
   /** Machine-readable content the tool returned next to its output (e.g. MCP structured content). */
   readonly structuredContent?: unknown;
+  /** The tool's result metadata, e.g. `untrusted: true` on third-party content. */
+  readonly metadata?: ToolResultMetadata;
   /** From the start of the tool's execution (or of settling a call that did not run) to its result. */
   readonly durationMs: number;
 }

@@ -34,7 +34,7 @@ describe('tools/list', () => {
     h = fx.use(await openMcpServeHarness({ cwd: fx.dir, builtins: true, tools: [echoTool] }));
     const { tools } = await h.client.listTools();
     // NotifyUser: a connected client takes log messages. AskUserQuestion: absent, this client has no elicitation.
-    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Echo', 'Edit', 'ExitPlanMode', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
+    expect(tools.map((t) => t.name)).toEqual(['Bash', 'CreateGoal', 'Echo', 'Edit', 'ExitPlanMode', 'FetchURL', 'GetGoal', 'Glob', 'Grep', 'NotifyUser', 'Read', 'ReadMediaFile', 'SetGoalBudget', 'TaskList', 'TaskOutput', 'TaskStop', 'TodoList', 'UpdateGoal', 'WaitFor', 'Write']);
     expect(tools.find((t) => t.name === 'Echo')).toEqual({
       name: 'Echo',
       description: 'Test tool Echo.',
