@@ -10,11 +10,12 @@ import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
 import { createTaskToolsFeature } from '../tools/task/taskFeature';
+import { createWebSearchFeature } from '../tools/web/search/webSearchFeature';
 import { createWebToolsFeature } from '../tools/web/webFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
 const createBuiltinFeatures = () =>
-  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createHooksFeature(), createWebToolsFeature()] as const;
+  [createOsToolsFeature(), createEditToolFeature(), createTaskToolsFeature(), createToolSelectFeature(), createAskUserFeature(), createNotifyFeature(), createMcpFeature(), createTodoFeature(), createGoalFeature(), createPlanFeature(), createHooksFeature(), createWebToolsFeature(), createWebSearchFeature()] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
 export function builtinFeatures(): Feature[] {

@@ -53,6 +53,8 @@ export interface ToolResult {
   readonly stopTurn?: boolean;
   /** Machine-readable content next to the text (MCP structured content). */
   readonly structuredContent?: unknown;
+  /** Facts about the result for the host, not the model: `untrusted: true` marks third-party content (FetchURL, WebSearch). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
 export interface ToolErrorResult extends ToolResult {

@@ -55,6 +55,7 @@ export async function finalize(
     ...(outputPath !== undefined ? { outputPath } : {}),
     ...(stopTurn ? { stopTurn: true } : {}),
     ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.metadata !== undefined ? { metadata: result.metadata } : {}),
     durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
   };
 }

@@ -48,6 +48,7 @@ function normalize(toolName: string, value: unknown): ToolResult {
     ...(typeof raw.outputPath === 'string' && raw.outputPath !== '' ? { outputPath: raw.outputPath } : {}),
     ...(raw.stopTurn === true ? { stopTurn: true } : {}),
     ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}),
+    ...(typeof raw.metadata === 'object' && raw.metadata !== null && !Array.isArray(raw.metadata) ? { metadata: raw.metadata } : {}),
   };
   if (typeof output === 'string') return { ...flags, output: output === '' ? EMPTY_OUTPUT : output };
   const malformed: ToolResult = { output: `Tool "${toolName}" returned a result with a missing or malformed "output" field.`, isError: true };

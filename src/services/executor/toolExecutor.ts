@@ -40,6 +40,8 @@ export interface ToolCallResult {
   readonly stopTurn?: boolean;
   /** Machine-readable content the tool returned next to its output (e.g. MCP structured content). */
   readonly structuredContent?: unknown;
+  /** The tool's facts about the result for the host (`untrusted: true` on third-party content). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
   /** From the start of the tool's execution (or of settling a call that did not run) to its result. */
   readonly durationMs: number;
 }

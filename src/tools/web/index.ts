@@ -23,3 +23,4 @@ export { SystemDnsResolver } from './http/dnsResolver';
 export { NetworkPolicy, blockedCategory } from './http/networkPolicy';
 export { UndiciHttpClient, IHttpClientTlsOptions, type HttpClientTlsOptions } from './http/undiciHttpClient';
 export { NetworkConfigSchema, networkConfig, type NetworkConfig, parseAllowPrivateEntry, type AllowPrivateEntry } from './webConfig';
+export * from './search';
