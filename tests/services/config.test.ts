@@ -57,6 +57,14 @@ describe('configuration', () => {
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
       network: { allowPrivate: [], connectTimeoutS: 10, idleTimeoutS: 15, maxConnectionsPerHost: 4 },
+      webSearch: {
+        timeoutS: 15,
+        brave: { apiKeyEnv: 'BRAVE_API_KEY', baseUrl: 'https://api.search.brave.com' },
+        tavily: { apiKeyEnv: 'TAVILY_API_KEY', baseUrl: 'https://api.tavily.com' },
+        exa: { apiKeyEnv: 'EXA_API_KEY', baseUrl: 'https://api.exa.ai' },
+        searxng: {},
+        'duckduckgo-html': { baseUrl: 'https://html.duckduckgo.com' },
+      },
     });
   });
 
@@ -77,7 +85,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, hooks, network)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, hooks, network, webSearch)',
     );
   });
 
