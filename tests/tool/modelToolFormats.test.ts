@@ -45,7 +45,9 @@ describe('provider formats', () => {
   test('every builtin tool fits both APIs', async () => {
     // A host that answers questions, reviews plans and takes notifications, so AskUserQuestion, EnterPlanMode and NotifyUser are listed too.
     const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
-    const { app, agent } = fx.open({ builtins: true, interactions, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
+    // A search provider configured, so WebSearch is listed too.
+    const webSearch = { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } as const;
+    const { app, agent } = fx.open({ builtins: true, interactions, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, config: { webSearch }, modelCapabilities: ['dynamically_loaded_tools'] });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
     expect(providerToolListProblems(tools)).toEqual([]);
