@@ -29,8 +29,6 @@ export type AdapterQuery = Omit<WebSearchQuery, 'signal'>;
 export interface SearchAdapter {
   readonly name: WebSearchProviderName;
   readonly capabilities: WebSearchCapabilities;
-  /** Needs an API key (from the variable config webSearch.<name>.apiKeyEnv names). */
-  readonly keyed: boolean;
   buildRequest(query: AdapterQuery, settings: SearchAdapterSettings): SearchHttpRequest;
   /** The results of a 2xx response; throws WebSearchError (bad_response, rate_limited) when it holds none. */
   parseResponse(response: HttpResponse): WebSearchResult[];

@@ -4,6 +4,12 @@ import { defineConfigSection } from '../../../di/configSection';
 /** The adapters config `webSearch.provider` can name. */
 export const WEB_SEARCH_PROVIDERS = ['brave', 'tavily', 'exa', 'searxng', 'duckduckgo-html'] as const;
 export type WebSearchProviderName = (typeof WEB_SEARCH_PROVIDERS)[number];
+/** The providers that need an API key, each with `apiKeyEnv` and `baseUrl` in its config. */
+export type KeyedProviderName = Extract<WebSearchProviderName, 'brave' | 'tavily' | 'exa'>;
+
+export function isKeyedProvider(name: WebSearchProviderName): name is KeyedProviderName {
+  return name === 'brave' || name === 'tavily' || name === 'exa';
+}
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'give an http:// or https:// URL' });
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'give the name of an environment variable, e.g. BRAVE_API_KEY');

@@ -10,7 +10,7 @@ import { searxngAdapter } from './adapters/searxng';
 import { tavilyAdapter } from './adapters/tavily';
 import { HttpSearchProvider } from './httpSearchProvider';
 import type { SearchAdapter } from './searchAdapter';
-import { type WebSearchConfig, type WebSearchProviderName, webSearchConfig } from './searchConfig';
+import { type WebSearchConfig, type WebSearchProviderName, isKeyedProvider, webSearchConfig } from './searchConfig';
 import { IWebSearchProvider } from './searchContract';
 
 /** The adapters by the name config `webSearch.provider` gives. */
@@ -54,7 +54,7 @@ export class WebSearchService implements IWebSearchService {
   }
 
   private apiKey(config: WebSearchConfig, name: WebSearchProviderName): string | undefined {
-    if (name !== 'brave' && name !== 'tavily' && name !== 'exa') return undefined;
+    if (!isKeyedProvider(name)) return undefined;
     const value = this.env[config[name].apiKeyEnv]?.trim();
     return value ? value : undefined;
   }
@@ -64,7 +64,7 @@ export class WebSearchService implements IWebSearchService {
     if (name === undefined) return { inactiveReason: HOW_TO_ENABLE_WEB_SEARCH };
     const adapter = WEB_SEARCH_ADAPTERS[name];
     const timeoutMs = config.timeoutS * 1000;
-    if (name === 'brave' || name === 'tavily' || name === 'exa') {
+    if (isKeyedProvider(name)) {
       const { apiKeyEnv, baseUrl } = config[name];
       if (apiKey === undefined) return { inactiveReason: `webSearch.provider is "${name}" but the environment variable ${apiKeyEnv} (webSearch.${name}.apiKeyEnv) is not set: put the API key there` };
       return { provider: new HttpSearchProvider(adapter, { baseUrl, apiKey }, this.http, timeoutMs) };

@@ -27,7 +27,6 @@ const BraveResponse = z.looseObject({
 /** Brave Search: GET /res/v1/web/search with X-Subscription-Token; freshness is native, domain filters are not. */
 export const braveAdapter: SearchAdapter = {
   name: 'brave',
-  keyed: true,
   capabilities: { domainFilters: false, recency: true, maxCount: 20 },
   buildRequest(query, settings) {
     const url = endpoint(settings.baseUrl, '/res/v1/web/search');

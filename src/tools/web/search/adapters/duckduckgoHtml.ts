@@ -8,7 +8,6 @@ const DF: Readonly<Record<SearchRecency, string>> = { day: 'd', week: 'w', month
 /** Opt-in and best effort: the page is scraped, and DuckDuckGo blocks automated clients (HTTP 202 "anomaly"). */
 export const duckduckgoHtmlAdapter: SearchAdapter = {
   name: 'duckduckgo-html',
-  keyed: false,
   capabilities: { domainFilters: false, recency: true, maxCount: 20 },
   buildRequest(query, settings) {
     const form = new URLSearchParams({ q: query.query, b: '' });

@@ -22,7 +22,6 @@ const DAY_MS = 86_400_000;
 /** Exa: POST /search with x-api-key; include/excludeDomains and startPublishedDate are native. */
 export const exaAdapter: SearchAdapter = {
   name: 'exa',
-  keyed: true,
   capabilities: { domainFilters: true, recency: true, maxCount: 20 },
   buildRequest(query, settings) {
     const body = {

@@ -18,7 +18,6 @@ const SearxngResponse = z.looseObject({
 /** SearXNG: GET /search?format=json, no key; time_range is native, domain filters and a count are not. */
 export const searxngAdapter: SearchAdapter = {
   name: 'searxng',
-  keyed: false,
   // One page is about 20 results; the count is applied to what comes back.
   capabilities: { domainFilters: false, recency: true, maxCount: 20 },
   buildRequest(query, settings) {

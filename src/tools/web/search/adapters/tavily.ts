@@ -17,7 +17,6 @@ const TavilyResponse = z.looseObject({
 /** Tavily: POST /search with a Bearer key; domain filters (include/exclude_domains) and time_range are native. */
 export const tavilyAdapter: SearchAdapter = {
   name: 'tavily',
-  keyed: true,
   capabilities: { domainFilters: true, recency: true, maxCount: 20 },
   buildRequest(query, settings) {
     const body = {
