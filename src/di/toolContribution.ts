@@ -22,6 +22,12 @@ export interface AgentToolContributionOptions {
   readonly requiredRuntimeCapabilities: readonly RuntimeCapability[];
   /** An extra condition, evaluated before the tool is constructed. */
   readonly when?: (accessor: ServiceAccessor) => boolean;
+  /**
+   * Why the tool is inactive when `when` is false, saying how to enable it (shown by `toolhost
+   * tools --all` and to a model that calls it); evaluated only then. Default: "its when()
+   * condition is false".
+   */
+  readonly inactiveReason?: (accessor: ServiceAccessor) => string;
   readonly disclosure?: ToolDisclosure;
   /**
    * The tool's approval default for calls whose execution sets none (RunnableToolExecution.approval
@@ -86,6 +92,9 @@ export function registerAgentToolService<T extends ExecutableTool<never>>(
   }
   if (options.approval !== undefined && options.approval !== 'auto' && options.approval !== 'ask') {
     throw new ToolContributionError(`Tool "${options.name}" has approval ${JSON.stringify(options.approval)}: use "auto" (runs unasked), "ask" (always asks), or leave it out.`);
+  }
+  if (options.inactiveReason !== undefined && (typeof options.inactiveReason !== 'function' || options.when === undefined)) {
+    throw new ToolContributionError(`Tool "${options.name}" has an inactiveReason that is not a function of a when() condition: give when(accessor) and inactiveReason(accessor), or leave inactiveReason out.`);
   }
   if (typeof toolClass !== 'function') throw new ToolContributionError(`Tool "${options.name}" needs a class to construct.`);
   for (const capability of options.requiredRuntimeCapabilities) {

@@ -13,6 +13,7 @@ import { createMediaFeature } from '../tools/media/mediaFeature';
 import { createOsToolsFeature } from '../tools/os/osFeature';
 import { createToolSelectFeature } from '../tools/selectTools/selectToolsFeature';
 import { createTaskToolsFeature } from '../tools/task/taskFeature';
+import { createWebSearchFeature } from '../tools/web/search/webSearchFeature';
 import { createWebToolsFeature } from '../tools/web/webFeature';
 
 /** The builtin features, in order. A new builtin feature is one more entry here. */
@@ -33,6 +34,7 @@ const createBuiltinFeatures = () =>
     createSkillsFeature(),
     createMediaFeature(),
     createWebToolsFeature(),
+    createWebSearchFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

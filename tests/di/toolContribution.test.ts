@@ -33,6 +33,16 @@ describe('registerAgentToolService', () => {
       'Tool "Noop" has approval "always": use "auto" (runs unasked), "ask" (always asks), or leave it out.',
     ],
     ['an unknown capability', { name: 'Noop', domain: 'x', requiredRuntimeCapabilities: ['gpu'] }, 'Tool "Noop" requires unknown runtime capability "gpu".'],
+    [
+      'an inactiveReason without when',
+      { name: 'Noop', domain: 'x', requiredRuntimeCapabilities: [], inactiveReason: () => 'set x' },
+      'Tool "Noop" has an inactiveReason that is not a function of a when() condition: give when(accessor) and inactiveReason(accessor), or leave inactiveReason out.',
+    ],
+    [
+      'an inactiveReason that is a string',
+      { name: 'Noop', domain: 'x', requiredRuntimeCapabilities: [], when: () => false, inactiveReason: 'set x' },
+      'Tool "Noop" has an inactiveReason that is not a function of a when() condition',
+    ],
   ])('%s is a ToolContributionError that says what to give', (_name, options, message) => {
     const register = () => registerAgentToolService(id, NoopTool, options as AgentToolContributionOptions);
     expect(register).toThrow(ToolContributionError);

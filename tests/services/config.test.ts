@@ -70,6 +70,14 @@ describe('configuration', () => {
       },
       network: { allowPrivate: [], connectTimeoutS: 10, idleTimeoutS: 15, maxConnectionsPerHost: 4 },
       fetch: { maxChars: 100_000, defaultChars: 30_000, timeoutS: 30, maxBytes: 10 * 1024 * 1024, maxHtmlBytes: 3 * 1024 * 1024, convertTimeoutS: 20, allowDomains: [], upgradeHttp: false },
+      webSearch: {
+        timeoutS: 15,
+        brave: { apiKeyEnv: 'BRAVE_API_KEY', baseUrl: 'https://api.search.brave.com' },
+        tavily: { apiKeyEnv: 'TAVILY_API_KEY', baseUrl: 'https://api.tavily.com' },
+        exa: { apiKeyEnv: 'EXA_API_KEY', baseUrl: 'https://api.exa.ai' },
+        searxng: {},
+        'duckduckgo-html': { baseUrl: 'https://html.duckduckgo.com' },
+      },
     });
   });
 
@@ -90,7 +98,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch)',
     );
   });
 

@@ -49,8 +49,11 @@ describe('provider formats', () => {
     const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
     // A skill, so the Skill tool is active (it is left out when there is none).
     writeFiles(fx.dir, { '.agents/skills/sample-skill/SKILL.md': '---\nname: sample-skill\ndescription: A sample skill.\n---\nDo it.\n' });
+    // A search provider configured, so WebSearch is listed too.
+    const webSearch = { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } as const;
     const { app, agent } = fx.open({
       builtins: true,
+      config: { webSearch },
       interactions,
       env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
       modelCapabilities: ['dynamically_loaded_tools'],

@@ -22,7 +22,8 @@ const dir = useTempDir();
 
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
-  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
+  // A search provider configured (never contacted: samples resolve without I/O), so WebSearch is active.
+  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, config: { webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } } });
   // A host that answers questions, takes notifications, reviews plans and takes prompts, so AskUserQuestion, NotifyUser, EnterPlanMode and the cron tools are active.
   const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
   const agent = app.createAgent({

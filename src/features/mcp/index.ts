@@ -57,6 +57,6 @@ export {
   type McpElicitor,
   type McpServeInteractionsOptions,
 } from './serve/mcpServeInteractions';
-export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH } from './serve/mcpMapping';
+export { toMcpTool, toMcpInputSchema, toCallToolResult, MCP_META_OUTCOME, MCP_META_OUTPUT_PATH, MCP_META_RESULT } from './serve/mcpMapping';
 export { AccessGate } from './serve/accessGate';
 export { McpStdioServerTransport, MCP_MESSAGE_TOO_LARGE_CODE, type McpStdioServerTransportOptions } from './serve/stdioServerTransport';

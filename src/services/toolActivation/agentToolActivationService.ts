@@ -132,7 +132,7 @@ export class AgentToolActivationService implements IAgentToolActivationService {
         },
       };
       try {
-        if (!contribution.when(accessor)) return 'its when() condition is false';
+        if (!contribution.when(accessor)) return contribution.inactiveReason?.(accessor) ?? 'its when() condition is false';
       } catch (error) {
         const reason = `its when() condition threw: ${errorMessage(error)}`;
         this.failed.fire({ name: contribution.name, reason });

@@ -25,3 +25,4 @@ export { SystemDnsResolver } from './http/dnsResolver';
 export { NetworkPolicy, blockedCategory } from './http/networkPolicy';
 export { UndiciHttpClient, IHttpClientTlsOptions, type HttpClientTlsOptions } from './http/undiciHttpClient';
 export { FetchConfigSchema, fetchConfig, type FetchConfig, NetworkConfigSchema, networkConfig, type NetworkConfig, parseAllowPrivateEntry, type AllowPrivateEntry } from './webConfig';
+export * from './search';

@@ -145,6 +145,16 @@ describe('results tools return are checked', () => {
     expect(result).toMatchObject({ output, isError, outcome: 'executed' });
   });
 
+  test.each<[unknown, object | undefined]>([
+    [{ untrusted: true }, { untrusted: true }],
+    [['untrusted'], undefined],
+    ['untrusted', undefined],
+  ])('metadata %j is passed on to the call result only when it is an object', async (metadata, expected) => {
+    h = openHarness({ cwd: dir.path, tools: [testTool('Meta', { accesses: () => [], approval: 'auto', execute: () => ({ output: 'x', metadata }) as never })] });
+    const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Meta', arguments: '{}' }]);
+    expect(result!.metadata).toEqual(expected);
+  });
+
   test('media without text gets a line of text', async () => {
     h = openHarness({ cwd: dir.path, tools: [testTool('Pic', { accesses: () => [], approval: 'auto', execute: () => ({ output: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }) })] });
     const [result] = await h.agent.executor.execute([{ id: 'c', name: 'Pic', arguments: '{}' }]);

@@ -7,6 +7,8 @@ import type { JsonSchema, Tool, ToolOutput, ToolUpdate } from '../../../tool/con
 /** `_meta` keys toolhost adds to a `tools/call` result. */
 export const MCP_META_OUTCOME = 'toolhost/outcome';
 export const MCP_META_OUTPUT_PATH = 'toolhost/outputPath';
+/** The tool's result metadata (e.g. `untrusted: true`), when it gave some. */
+export const MCP_META_RESULT = 'toolhost/metadata';
 
 export type McpInputSchema = McpTool['inputSchema'];
 
@@ -67,6 +69,7 @@ export function toMcpContent(output: ToolOutput): ContentBlock[] {
 export function toCallToolResult(result: ToolCallResult): CallToolResult {
   const meta: Record<string, unknown> = { [MCP_META_OUTCOME]: result.outcome };
   if (result.outputPath !== undefined) meta[MCP_META_OUTPUT_PATH] = result.outputPath;
+  if (result.metadata !== undefined) meta[MCP_META_RESULT] = result.metadata;
   return {
     content: toMcpContent(result.output),
     ...(result.isError ? { isError: true } : {}),

@@ -1,4 +1,4 @@
-import { wrapUntrusted } from '../../../tool/untrustedContent';
+import { UNTRUSTED_METADATA, wrapUntrusted } from '../../../tool/untrustedContent';
 import { inject, injectable } from 'inversify';
 import { formatBytes, formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
@@ -126,7 +126,7 @@ export class FetchUrlTool implements ExecutableTool<FetchUrlInput> {
     return {
       output,
       spillExempt: true,
-      metadata: { untrusted: true },
+      metadata: UNTRUSTED_METADATA,
       structuredContent: {
         url: document.url,
         status: document.status,
@@ -174,7 +174,7 @@ export class FetchUrlTool implements ExecutableTool<FetchUrlInput> {
       const body = decodeText(response.body.subarray(0, ERROR_BODY_CHARS * 4), contentType);
       const shown = contentKind(contentType, response.body) === 'html' ? stripHtml(body).html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : body.trim();
       const excerpt = shown.slice(0, ERROR_BODY_CHARS);
-      throw new FetchStop(toolError(`${host} answered ${response.status}${statusText}.${excerpt ? `\n\n${wrapUntrusted(excerpt, url.href)}` : ''}`, { metadata: { untrusted: true } }));
+      throw new FetchStop(toolError(`${host} answered ${response.status}${statusText}.${excerpt ? `\n\n${wrapUntrusted(excerpt, url.href)}` : ''}`, { metadata: UNTRUSTED_METADATA }));
     }
     const kind = contentKind(contentType, response.body);
     const base = { url: url.href, status: response.status, contentType: mime };

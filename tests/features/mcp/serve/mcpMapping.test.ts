@@ -72,6 +72,7 @@ describe('toCallToolResult', () => {
     ],
     ['a spill file', { truncated: true, outputPath: '/d/x.txt' }, { content: [{ type: 'text', text: 'ok' }], _meta: { 'toolhost/outcome': 'executed', 'toolhost/outputPath': '/d/x.txt' } }],
     ['structured content', { structuredContent: { n: 1 } }, { content: [{ type: 'text', text: 'ok' }], structuredContent: { n: 1 }, _meta: { 'toolhost/outcome': 'executed' } }],
+    ['result metadata (untrusted content)', { metadata: { untrusted: true } }, { content: [{ type: 'text', text: 'ok' }], _meta: { 'toolhost/outcome': 'executed', 'toolhost/metadata': { untrusted: true } } }],
     ['structured content that is not an object is left out', { structuredContent: [1, 2] }, { content: [{ type: 'text', text: 'ok' }], _meta: { 'toolhost/outcome': 'executed' } }],
   ])('%s', (_name, patch, expected) => {
     const out = toCallToolResult({ ...base, ...patch });
