@@ -1,0 +1,15 @@
+// The agent tool family's public surface (`toolhost/tools/agent`): the subagent runner port and the Agent tool.
+export { createAgentFeature } from './agentFeature';
+export {
+  ISubagentRunner,
+  ISubagentRunnerService,
+  type AgentHandle,
+  type AgentHandleEvents,
+  type SubagentProfile,
+  type SubagentRunEvent,
+  type SubagentRunRequest,
+  type SubagentRunResult,
+  type SubagentRunStatus,
+  type SubagentUsage,
+} from './contract';
+export { SubagentRunnerService } from './subagentRunnerService';
