@@ -13,3 +13,4 @@ export {
   type SubagentUsage,
 } from './contract';
 export { SubagentRunnerService } from './subagentRunnerService';
+export { ScriptedSubagentRunner, type ScriptedRun, type ScriptedToolCall, type SubagentScript } from './scriptedRunner';
