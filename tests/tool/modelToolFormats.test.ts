@@ -6,6 +6,8 @@ import {
   toOpenAiTools,
   type ModelToolSpec,
 } from '../../src/tool/modelToolFormats';
+import { ISubagentRunner } from '../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../src/tools/agent/scriptedRunner';
 import { useAgent } from '../helpers/agentHarness';
 import { FakeHost } from '../helpers/fakeHost';
 
@@ -43,9 +45,15 @@ describe('provider formats', () => {
   });
 
   test('every builtin tool fits both APIs', async () => {
-    // A host that answers questions, reviews plans and takes notifications, so AskUserQuestion, EnterPlanMode and NotifyUser are listed too.
+    // A host that answers questions, reviews plans and takes notifications, so AskUserQuestion, EnterPlanMode and NotifyUser are listed too; a subagent runner for Agent.
     const interactions = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
-    const { app, agent } = fx.open({ builtins: true, interactions, env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, modelCapabilities: ['dynamically_loaded_tools'] });
+    const { app, agent } = fx.open({
+      builtins: true,
+      interactions,
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      modelCapabilities: ['dynamically_loaded_tools'],
+      appOverrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
+    });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());
     expect(providerToolListProblems(tools)).toEqual([]);

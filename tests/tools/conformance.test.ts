@@ -8,6 +8,8 @@ import { checkToolConformance } from '../../src/tool/conformance';
 import { builtinFeatures } from '../../src/scopes/builtinFeatures';
 import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
+import { ISubagentRunner } from '../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../src/tools/agent/scriptedRunner';
 import { FakeHost } from '../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
@@ -20,7 +22,12 @@ const dir = useTempDir();
 
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
-  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' } });
+  // A subagent runner bound, so Agent is active.
+  const app = createApp({
+    features: builtinFeatures(),
+    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+    overrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
+  });
   // A host that answers questions, takes notifications and reviews plans, so AskUserQuestion, NotifyUser and EnterPlanMode are active.
   const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
   const agent = app.createAgent({
