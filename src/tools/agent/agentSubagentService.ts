@@ -113,8 +113,13 @@ export class AgentSubagentService {
     return nodePath.join(this.options.dataDir, 'subagents', agentId);
   }
 
+  /** The folder holding this agent's children's worktrees. */
+  get worktreesRoot(): string {
+    return nodePath.join(this.options.dataDir, 'worktrees');
+  }
+
   worktreePathOf(agentId: string): string {
-    return nodePath.join(this.options.dataDir, 'worktrees', agentId);
+    return nodePath.join(this.worktreesRoot, agentId);
   }
 
   /** Runs a child to its end. Never throws: a failure is an outcome with `error`. */

@@ -81,7 +81,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     if (input.resume !== undefined && input.subagent_type !== undefined) {
       return toolError(`resume continues subagent ${input.resume} with the profile it had; leave out subagent_type (or start a new subagent without resume).`);
     }
-    let agentId: string;
+    // A new child's id is drawn when it runs: resolving the call again (the executor does, right before it runs) must give the same accesses.
+    let agentId: string | undefined;
     let profileName: string;
     if (input.resume !== undefined) {
       const previous = this.subagents.child(input.resume);
@@ -94,7 +95,6 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       profileName = previous.profileName;
     } else {
       if (input.subagent_type === undefined) return toolError(`Give subagent_type (one of: ${this.profileNames.join(', ')}), or resume with the agent_id of an earlier subagent.`);
-      agentId = this.subagents.newAgentId();
       profileName = input.subagent_type;
     }
     const resolved = resolveSubagentProfile(profileName, config, this.registry);
@@ -104,30 +104,33 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     }
     const repoDir = input.isolation === 'worktree' ? this.worktreeRepo : undefined;
     if (input.isolation === 'worktree' && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
-    const launch: SubagentLaunch = {
-      agentId,
-      description: input.description,
-      prompt: input.prompt,
-      resolved,
-      ...(repoDir !== undefined ? { worktree: { path: this.subagents.worktreePathOf(agentId), repoDir } } : {}),
+    const launchOf = (): SubagentLaunch => {
+      const id = agentId ?? this.subagents.newAgentId();
+      return {
+        agentId: id,
+        description: input.description,
+        prompt: input.prompt,
+        resolved,
+        ...(repoDir !== undefined ? { worktree: { path: this.subagents.worktreePathOf(id), repoDir } } : {}),
+      };
     };
     const background = input.run_in_background === true;
     return {
-      accesses: this.accessesOf(launch),
+      accesses: this.accessesOf(resolved.profile.readOnly, repoDir !== undefined),
       approval: 'auto',
       approvalRule: `${AGENT_TOOL_NAME}(${profileName})`,
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
       description: `Starting subagent ${profileName}: ${input.description}`,
       display: { kind: 'agent_call', agent_name: profileName, prompt: input.prompt, ...(background ? { background } : {}) },
-      execute: (ctx) => (background ? this.startInBackground(launch) : this.runInForeground(launch, ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }))),
+      execute: (ctx) => (background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }))),
     };
   }
 
   /** A read-only child reads the workspace; a writing one writes it and runs processes; an isolated one writes its worktree. */
-  private accessesOf(launch: SubagentLaunch): ToolAccess[] {
+  private accessesOf(readOnly: boolean, isolated: boolean): ToolAccess[] {
     const roots = [this.workspace.cwd, ...this.workspace.additionalDirs];
-    if (launch.worktree) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(launch.worktree.path)];
-    if (launch.resolved.profile.readOnly) return roots.map((root) => ToolAccesses.readTree(root));
+    if (isolated) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(this.subagents.worktreesRoot)];
+    if (readOnly) return roots.map((root) => ToolAccesses.readTree(root));
     return [...roots.map((root) => ToolAccesses.writeTree(root)), ToolAccesses.process()];
   }
 
