@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { agentBench } from './agent.bench';
 import { bashBench } from './bash.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
@@ -15,6 +16,7 @@ import { startupBench } from './startup.bench';
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  agent: agentBench,
   bash: bashBench,
   executor: executorBench,
   read: readBench,

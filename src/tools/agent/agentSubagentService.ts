@@ -179,8 +179,10 @@ export class AgentSubagentService {
       for (const access of ctx.accesses) if (access.kind === 'file' && access.op === 'write' && !access.recursive) filesChanged.add(access.path);
     });
     const timeoutMs = this.config.section(agentConfig).timeoutS * 1000;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const runSignal = AbortSignal.any([signal, timeout]);
+    // A timer cleared when the run ends (AbortSignal.timeout would hold every run for agent.timeoutS).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('agent.timeoutS')), timeoutMs);
+    const runSignal = AbortSignal.any([signal, timeout.signal]);
     // The child ends at once on abort (its tasks are killed), whether or not the runner listens.
     const onAbort = () => void child.dispose();
     runSignal.addEventListener('abort', onAbort, { once: true });
@@ -202,11 +204,12 @@ export class AgentSubagentService {
     } catch (error) {
       result = { status: runSignal.aborted ? 'aborted' : 'failed', text: '', error: errorMessage(error) };
     } finally {
+      clearTimeout(timer);
       runSignal.removeEventListener('abort', onAbort);
     }
     if (result.conversation !== undefined) record.conversation = result.conversation;
     const details = { text: result.text, ...(result.turns !== undefined ? { turns: result.turns } : {}), ...(result.usage ? { usage: result.usage } : {}) };
-    if (timeout.aborted && !signal.aborted) return end({ status: 'failed', ...details, error: `The subagent timed out after ${formatDuration(timeoutMs)} (agent.timeoutS).` });
+    if (timeout.signal.aborted && !signal.aborted) return end({ status: 'failed', ...details, error: `The subagent timed out after ${formatDuration(timeoutMs)} (agent.timeoutS).` });
     if (signal.aborted) return end({ status: 'aborted', ...details, error: 'The subagent was aborted.' });
     return end({ status: result.status, ...details, ...(result.error !== undefined ? { error: result.error } : {}) });
   }
