@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
+import { agentBench } from './agent.bench';
 import { bashBench } from './bash.bench';
 import { cronBench } from './cron.bench';
 import { executorBench } from './executor.bench';
@@ -18,6 +19,7 @@ import { webBench } from './web.bench';
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
+  agent: agentBench,
   bash: bashBench,
   cron: cronBench,
   executor: executorBench,

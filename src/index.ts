@@ -196,7 +196,8 @@ export {
   type ToolCallFinishedEvent,
   type ListenerErrorEvent,
 } from './services/executor/toolExecutor';
-export { IAgentToolApprovalService, type ApprovalReview, type ApprovalReviewOptions } from './services/approval/toolApproval';
+export { IAgentToolApprovalService, IAgentSessionGrants, type ApprovalReview, type ApprovalReviewOptions } from './services/approval/toolApproval';
+export { IAgentFactory, type ScopedAgent } from './services/agentFactory/agentFactory';
 export {
   IAgentToolResultTruncationService,
   DEFAULT_TOOL_RESULT_MAX_CHARS,
@@ -221,6 +222,7 @@ export {
   type InteractionRequest,
   type InteractionResponse,
   type InteractionRequests,
+  type InteractionOrigin,
 } from './services/interaction/interaction';
 export { interactionHost, type InteractionHandler, type InteractionHandlers, type InteractionHostOptions } from './services/interaction/interactionHost';
 
@@ -272,6 +274,21 @@ export {
 } from './tools/task';
 export { createToolSelectFeature, ISelectToolsTool } from './tools/selectTools';
 export { createAskUserFeature, IAskUserQuestionTool } from './tools/askUser';
+export {
+  createAgentFeature,
+  agentConfig,
+  IAgentTool,
+  ISubagentRunner,
+  ISubagentRunnerService,
+  ScriptedSubagentRunner,
+  type AgentConfig,
+  type AgentHandle,
+  type SubagentProfile,
+  type SubagentRunEvent,
+  type SubagentRunRequest,
+  type SubagentRunResult,
+  type SubagentUsage,
+} from './tools/agent';
 export { createNotifyFeature, INotifyUserTool, INotificationLimiter } from './features/notify';
 export {
   createMcpFeature,

@@ -68,3 +68,12 @@ export function formatDuration(ms: number): string {
   if (m < 60) return `${m} min${totalS % 60 ? ` ${totalS % 60} s` : ''}`;
   return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
 }
+
+/**
+ * `<tag attrs>text</tag>` with every closing tag of the same name inside `text` escaped
+ * (`<\/tag`), so third-party or model text cannot end the block early.
+ */
+export function wrapInTag(tag: string, text: string, attrs = ''): string {
+  const closing = new RegExp(`</(${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`, 'gi');
+  return `<${tag}${attrs ? ` ${attrs}` : ''}>\n${text.replace(closing, '<\\/$1')}\n</${tag}>`;
+}

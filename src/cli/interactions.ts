@@ -85,7 +85,7 @@ export function terminalAvailable(stderrIsTty: boolean | undefined): boolean {
 
 export function formatApprovalRequest(request: ApprovalRequest): string {
   const display = request.display;
-  const lines = [`\n? ${request.toolName} wants to run: ${request.description}`];
+  const lines = [`\n? ${request.toolName}${request.from ? ` (${request.from})` : ''} wants to run: ${request.description}`];
   if (display.kind === 'command') lines.push(`    $ ${display.command}${display.cwd ? `   (in ${display.cwd})` : ''}`);
   else if (display.kind === 'file_io' || display.kind === 'diff') lines.push(`    ${display.path}`);
   else if (display.kind === 'plan_review') {

@@ -3,10 +3,10 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { DisposableStore } from '../base/lifecycle';
-import { IInitialModelCapabilities, type ModelCapability } from '../services/model/model';
-import { IInitialProfile, type ProfileSelection } from '../services/profile/profile';
+import { IInitialModelCapabilities } from '../services/model/model';
+import { IInitialProfile } from '../services/profile/profile';
 import { createLocalRuntime } from '../services/runtime/localRuntime';
-import { IInitialRuntime, type Runtime } from '../services/runtime/runtime';
+import { IInitialRuntime } from '../services/runtime/runtime';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
@@ -18,29 +18,9 @@ import { ISessionInteractionService } from '../services/interaction/interaction'
 import { coreAgentModule } from './coreModules';
 import type { Feature } from '../di/feature';
 import type { AgentToolContribution, ServiceAccessor } from '../di/toolContribution';
+import type { CreateAgentOptions, ScopedAgent } from '../services/agentFactory/agentFactory';
 
-export interface CreateAgentOptions {
-  /** Unique within the App; default `agent-<n>`. */
-  readonly id?: string;
-  /** The working directory and workspace root; default process.cwd(). Must exist. */
-  readonly cwd?: string;
-  readonly additionalDirs?: readonly string[];
-  /** A profile name from config `profiles` (default: config `profile`, else `default`), or an inline policy. */
-  readonly profile?: ProfileSelection;
-  /** Default: the local runtime with `fs` and `process`. */
-  readonly runtime?: Runtime;
-  readonly homeDir?: string;
-  /** Where the agent keeps its own files; default a folder under the OS temp directory. */
-  readonly dataDir?: string;
-  /** Tools the workspace disables. */
-  readonly disabledTools?: readonly string[];
-  /** The id of the agent that starts this one (a subagent); absent: a main agent. Main-agent-only tools are absent in a subagent. */
-  readonly parentAgentId?: string;
-  /** What the model can do, e.g. `dynamically_loaded_tools` (changeable later through IAgentModelService). */
-  readonly modelCapabilities?: readonly ModelCapability[];
-  /** Rebinds services before anything is resolved (tests, hosts). */
-  readonly overrides?: (container: Container) => void;
-}
+export type { CreateAgentOptions } from '../services/agentFactory/agentFactory';
 
 export class AgentCreationError extends Error {
   override readonly name = 'AgentCreationError';
@@ -68,7 +48,7 @@ export interface AgentHost {
  * An Agent scope: a child container of the App's, with the agent's runtime, profile, tool
  * registry, activation and everything features bind per agent. Disposing it leaves the App intact.
  */
-export class Agent {
+export class Agent implements ScopedAgent {
   readonly container: Container;
   readonly id: string;
   private readonly disposables = new DisposableStore();

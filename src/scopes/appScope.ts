@@ -5,6 +5,7 @@ import { parseConfig } from '../services/config/configLoader';
 import { type ComposedConfigSchema, composeConfigSchema, type ToolhostConfigInput } from '../services/config/configSchema';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { Agent, type AgentHost, type CreateAgentOptions } from './agentScope';
+import { IAgentFactory } from '../services/agentFactory/agentFactory';
 import { CORE_APP_SERVICES, coreAppModule } from './coreModules';
 import { type BuiltinConfigInput, builtinFeatures } from './builtinFeatures';
 import type { Feature } from '../di/feature';
@@ -53,7 +54,7 @@ function contributionModule(feature: Feature): ContainerModule {
  * The App scope: one inversify container per host process with the configuration, the tool
  * contributions and everything features bind at App level. Agents are child scopes.
  */
-export class App implements AgentHost {
+export class App implements AgentHost, IAgentFactory {
   readonly container: Container;
   private readonly featureList: Feature[] = [];
   private readonly featureModules = new Map<string, ContainerModule>();
@@ -72,6 +73,7 @@ export class App implements AgentHost {
     this.container.bind(IInitialConfig).toConstantValue(config);
     this.container.bind(IInitialConfigSchema).toConstantValue(schema);
     this.container.bind(IAppEnvironment).toConstantValue({ ...(options.env ?? process.env) });
+    this.container.bind(IAgentFactory).toConstantValue(this);
     this.container.load(coreAppModule);
     for (const feature of features) {
       this.featureList.push(feature);

@@ -6,7 +6,8 @@ import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createTodoFeature } from '../features/todo/todoFeature';
 import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
-import { createSkillsFeature } from '../features/skills/skillsFeature';
+  [
+  ] as const;
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createMediaFeature } from '../tools/media/mediaFeature';
@@ -35,6 +36,7 @@ const createBuiltinFeatures = () =>
     createMediaFeature(),
     createWebToolsFeature(),
     createWebSearchFeature(),
+    createAgentFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

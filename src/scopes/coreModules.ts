@@ -4,7 +4,7 @@ import { FileAgentStateStore } from '../services/agentState/fileAgentStateStore'
 import { IToolArgsValidatorService } from '../services/argsValidation/toolArgsValidator';
 import { IClock, SystemClock } from '../services/clock/clock';
 import { ToolArgsValidatorService } from '../services/argsValidation/toolArgsValidatorService';
-import { IAgentToolApprovalService } from '../services/approval/toolApproval';
+import { IAgentSessionGrants, IAgentToolApprovalService, SessionGrants } from '../services/approval/toolApproval';
 import { AgentToolApprovalService } from '../services/approval/agentToolApprovalService';
 import { IConfigService } from '../services/config/config';
 import { ConfigService } from '../services/config/configService';
@@ -33,6 +33,7 @@ import { IAgentPromptInjection, NO_PROMPT_INJECTION } from '../services/promptIn
 import { AgentUserToolService } from '../services/userTools/agentUserToolService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
 import { IAgentStartup } from '../di/agentStartup';
+import { IAgentFactory } from '../services/agentFactory/agentFactory';
 import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
 import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
 import { AgentToolPolicyService } from '../services/toolPolicy/agentToolPolicyService';
@@ -44,6 +45,7 @@ export const CORE_APP_SERVICES: readonly ServiceIdentifier<unknown>[] = [
   IToolArgsValidatorService,
   IAgentStateStore,
   IClock,
+  IAgentFactory,
 ];
 
 export const coreAppModule = new ContainerModule(({ bind }) => {
@@ -63,6 +65,7 @@ export const coreAgentModule = new ContainerModule(({ bind }) => {
   bind(IAgentToolRegistryService).to(AgentToolRegistryService).inSingletonScope();
   bind(IAgentToolActivationService).to(AgentToolActivationService).inSingletonScope();
   bind(ISessionInteractionService).to(NoHostInteractionService).inSingletonScope();
+  bind(IAgentSessionGrants).to(SessionGrants).inSingletonScope();
   bind(IAgentToolApprovalService).to(AgentToolApprovalService).inSingletonScope();
   bind(IAgentToolResultTruncationService).to(AgentToolResultTruncationService).inSingletonScope();
   bind(IAgentToolExecutorService).to(AgentToolExecutorService).inSingletonScope();

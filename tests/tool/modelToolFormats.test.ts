@@ -7,6 +7,8 @@ import {
   toOpenAiTools,
   type ModelToolSpec,
 } from '../../src/tool/modelToolFormats';
+import { ISubagentRunner } from '../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../src/tools/agent/scriptedRunner';
 import { useAgent } from '../helpers/agentHarness';
 import { FakeHost } from '../helpers/fakeHost';
 import { writeFiles } from '../helpers/tempDir';
@@ -58,6 +60,8 @@ describe('provider formats', () => {
       env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
       modelCapabilities: ['dynamically_loaded_tools'],
       overrides: (c) => c.rebind(IAgentPromptInjection).toConstantValue({ enqueue: () => 'dropped' }),
+      // A subagent runner, so Agent is listed too.
+      appOverrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
     });
     const tools = agent.modelTools();
     expect(tools.map((t) => t.name).sort()).toEqual(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name).sort());

@@ -10,6 +10,8 @@ import { SAMPLE_TASK_ID } from '../../src/tools/task/taskFormat';
 import { SAMPLE_SKILL_NAME } from '../../src/features/skills/skillSchemas';
 import { ISessionInteractionService } from '../../src/services/interaction/interaction';
 import { IAgentPromptInjection } from '../../src/services/promptInjection/promptInjection';
+import { ISubagentRunner } from '../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../src/tools/agent/scriptedRunner';
 import { FakeHost } from '../helpers/fakeHost';
 import { useTempDir, writeFiles } from '../helpers/tempDir';
 
@@ -22,8 +24,13 @@ const dir = useTempDir();
 
 function allBuiltins() {
   // Deferred loading on, so select_tools is active too.
-  // A search provider configured (never contacted: samples resolve without I/O), so WebSearch is active.
-  const app = createApp({ features: builtinFeatures(), env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' }, config: { webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } } });
+  // A search provider configured (never contacted: samples resolve without I/O), so WebSearch is active; a subagent runner bound, so Agent is active.
+  const app = createApp({
+    features: builtinFeatures(),
+    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+    config: { webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } },
+    overrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
+  });
   // A host that answers questions, takes notifications, reviews plans and takes prompts, so AskUserQuestion, NotifyUser, EnterPlanMode and the cron tools are active.
   const host = new FakeHost({ question: () => ({ status: 'dismissed' }), notification: () => undefined, plan_review: () => ({ decision: 'reject' }) });
   const agent = app.createAgent({

@@ -1,6 +1,9 @@
 import type { Event } from '../../base/event';
 import { createServiceId } from '../../di/serviceId';
 
+/** What other units need of the guard: a subagent of a plan-mode parent is held to the same rule. */
+export { PLAN_GUARD_ORDER, planModeRefusal, planModeVetoMessage } from './planGuard';
+
 /** Plan mode as stored under the `mode` state key. */
 export interface PlanModeState {
   readonly mode: 'plan';

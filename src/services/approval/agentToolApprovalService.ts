@@ -12,13 +12,12 @@ import { type ApprovalRequest, ISessionInteractionService, NoInteractionHostErro
 import { IAgentServiceAccessor } from '../toolActivation/toolActivation';
 import { IAgentWorkspaceService } from '../workspace/workspace';
 import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
-import type { ApprovalReview, IAgentToolApprovalService, ApprovalReviewOptions } from './toolApproval';
+import { type ApprovalReview, IAgentSessionGrants, type IAgentToolApprovalService, type ApprovalReviewOptions } from './toolApproval';
 
 const DO_NOT_RETRY = 'Do not retry the same call; choose a different approach or ask the user how to proceed.';
 
 @injectable()
 export class AgentToolApprovalService implements IAgentToolApprovalService {
-  private grants: string[] = [];
   private dataDir: string | undefined;
   /** Host requests go one at a time, in the order they were made. */
   private hostQueue: Promise<unknown> = Promise.resolve();
@@ -27,6 +26,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
+    @inject(IAgentSessionGrants) private readonly grants: IAgentSessionGrants,
   ) {}
 
   /** Resolved at each use, so a host that rebinds the interaction service after createAgent gets the requests. */
@@ -35,15 +35,15 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
   }
 
   get sessionGrants(): readonly string[] {
-    return this.grants;
+    return this.grants.rules;
   }
 
   grantForSession(rule: string): void {
-    if (!this.grants.includes(rule)) this.grants.push(rule);
+    this.grants.add(rule);
   }
 
   revokeSessionGrant(rule: string): void {
-    this.grants = this.grants.filter((r) => r !== rule);
+    this.grants.remove(rule);
   }
 
   evaluate(call: ToolCallInfo): ApprovalDecision {
@@ -51,7 +51,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     const dataDir = (this.dataDir ??= nodePath.resolve(this.workspace.dataDir));
     return evaluateApproval(
       this.config.config.approval,
-      this.grants,
+      this.grants.rules,
       {
         toolName: call.name,
         accesses: call.accesses,

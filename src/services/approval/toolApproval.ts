@@ -1,3 +1,4 @@
+import { injectable } from 'inversify';
 import { createServiceId } from '../../di/serviceId';
 import type { ToolResult } from '../../tool/contract';
 import type { ToolCallInfo } from '../executor/toolExecutor';
@@ -29,3 +30,31 @@ export interface IAgentToolApprovalService {
   revokeSessionGrant(rule: string): void;
 }
 export const IAgentToolApprovalService = createServiceId<IAgentToolApprovalService>('AgentToolApprovalService');
+
+/**
+ * The rules "approve for this session" stored (Agent scope). A subagent shares its parent's: a
+ * grant given to either covers both.
+ */
+export interface IAgentSessionGrants {
+  readonly rules: readonly string[];
+  add(rule: string): void;
+  remove(rule: string): void;
+}
+export const IAgentSessionGrants = createServiceId<IAgentSessionGrants>('AgentSessionGrants');
+
+@injectable()
+export class SessionGrants implements IAgentSessionGrants {
+  private list: string[] = [];
+
+  get rules(): readonly string[] {
+    return this.list;
+  }
+
+  add(rule: string): void {
+    if (!this.list.includes(rule)) this.list.push(rule);
+  }
+
+  remove(rule: string): void {
+    this.list = this.list.filter((r) => r !== rule);
+  }
+}

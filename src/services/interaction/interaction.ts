@@ -3,8 +3,14 @@ import { createServiceId } from '../../di/serviceId';
 import type { ToolInputDisplay } from '../../tool/display';
 import type { ToolOutput } from '../../tool/contract';
 
+/** Who asks, when it is not the agent the host was bound to. */
+export interface InteractionOrigin {
+  /** `from subagent <description>`: a subagent's request, passed on by its parent. */
+  readonly from?: string;
+}
+
 /** Asking the host (a person, or a program acting for one) to approve a tool call. */
-export interface ApprovalRequest {
+export interface ApprovalRequest extends InteractionOrigin {
   readonly kind: 'approval';
   readonly toolCallId: string;
   readonly toolName: string;
@@ -23,7 +29,7 @@ export interface ApprovalResponse {
 }
 
 /** Running a tool the host provides (a user tool). */
-export interface UserToolRequest {
+export interface UserToolRequest extends InteractionOrigin {
   readonly kind: 'user_tool';
   readonly toolCallId: string;
   readonly name: string;
@@ -36,7 +42,7 @@ export interface UserToolResponse {
 }
 
 /** A notice for the person; no answer is expected. */
-export interface NotificationRequest {
+export interface NotificationRequest extends InteractionOrigin {
   readonly kind: 'notification';
   readonly title: string;
   readonly body?: string;
@@ -54,7 +60,7 @@ export interface UserQuestion {
 }
 
 /** Asking the person one to four questions (AskUserQuestion). */
-export interface QuestionRequest {
+export interface QuestionRequest extends InteractionOrigin {
   readonly kind: 'question';
   readonly toolCallId: string;
   readonly questions: readonly UserQuestion[];
@@ -72,7 +78,7 @@ export type QuestionResponse =
   | { readonly status: 'dismissed' };
 
 /** Asking the person to review a plan (ExitPlanMode). */
-export interface PlanReviewRequest {
+export interface PlanReviewRequest extends InteractionOrigin {
   readonly kind: 'plan_review';
   readonly toolCallId: string;
   /** The plan text (Markdown). */

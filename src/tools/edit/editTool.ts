@@ -7,7 +7,7 @@ import { createServiceId } from '../../di/serviceId';
 import { registerAgentToolService } from '../../di/toolContribution';
 import { IConfigService } from '../../services/config/config';
 import { sha256Hex } from '../../base/fs/fileHash';
-import { IAgentFileStateService } from '../os/contract';
+import { IAgentFileStateService, IFileWriteLocks } from '../os/contract';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
 import { ToolAccesses } from '../../tool/accesses';
@@ -93,6 +93,7 @@ export class EditTool implements ExecutableTool<EditInput> {
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
     @inject(IAgentFileStateService) private readonly fileState: IAgentFileStateService,
+    @inject(IFileWriteLocks) private readonly locks: IFileWriteLocks,
   ) {}
 
   get description(): string {
@@ -112,7 +113,8 @@ export class EditTool implements ExecutableTool<EditInput> {
       description: `Editing ${shown}${input.replace_all ? ' (all occurrences)' : ''}`,
       approvalRule: literalRule('Edit', path),
       matchesRule: (ruleArgs) => matchPathRule(ruleArgs, path, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
-      execute: (ctx) => this.edit(input, path, generation, ctx.signal),
+      // Held from reading the file to the rename: no other agent's write of the file comes between.
+      execute: (ctx) => this.locks.withLock(path, () => this.edit(input, path, generation, ctx.signal), ctx.signal),
     };
   }
 

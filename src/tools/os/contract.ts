@@ -64,3 +64,17 @@ export function notReadMessage(shown: string): string {
 export function changedMessage(shown: string): string {
   return `"${shown}" has changed on disk since this agent last read it. Read it again before writing to it.`;
 }
+
+/**
+ * The App-wide path lock table (App scope): every file write of any agent of the App (Write,
+ * Edit) runs holding the lock of its path, from its stale-write check to its rename, so a
+ * subagent's write and its parent's write of one file never interleave; the later one then finds
+ * the file changed and refuses, instead of overwriting.
+ */
+export interface IFileWriteLocks {
+  /** Runs `work` holding the lock of `path` (canonical absolute); rejects if `signal` aborts while it waits. */
+  withLock<T>(path: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** The paths held or waited for now. */
+  readonly lockedPaths: readonly string[];
+}
+export const IFileWriteLocks = createServiceId<IFileWriteLocks>('FileWriteLocks');

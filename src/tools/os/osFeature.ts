@@ -1,7 +1,8 @@
 import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { bashTool } from './bash/bashTool';
-import { IAgentFileStateService } from './contract';
+import { IAgentFileStateService, IFileWriteLocks } from './contract';
+import { FileWriteLocks } from './fileState/fileWriteLocks';
 import { bashConfig, globConfig, grepConfig, readConfig, staleGuardConfig } from './osConfig';
 import { AgentFileStateService } from './fileState/agentFileStateService';
 import { globTool } from './glob/globTool';
@@ -26,8 +27,9 @@ export function createOsToolsFeature() {
         ({ bind }) => {
           bind(IRipgrepLocatorService).to(RipgrepLocatorService).inSingletonScope();
           bind(IGrepEngineService).to(GrepEngineService).inSingletonScope();
+          bind(IFileWriteLocks).to(FileWriteLocks).inSingletonScope();
         },
-        [IRipgrepLocatorService, IGrepEngineService],
+        [IRipgrepLocatorService, IGrepEngineService, IFileWriteLocks],
       )
       // The stale-write guard: Read records what the agent saw, Write and Edit check it.
       .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())

@@ -9,7 +9,9 @@ import { formatDuration } from '../../base/strings';
 import { IConfigService } from '../../services/config/config';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
 import {
+  type AgentTaskEnd,
   type IAgentTaskService,
+  type StartAgentTaskOptions,
   type StartProcessTaskOptions,
   type TaskInfo,
   TaskLimitError,
@@ -24,13 +26,25 @@ import { bashConfig } from '../os/contract';
 /** Characters of a task's most recent output kept in memory (for reads once its log is full). */
 const MEMORY_TAIL_CHARS = 64_000;
 
+/** What a record shows of how it was started, whatever its kind. */
+interface TaskOrigin {
+  readonly kind: TaskInfo['kind'];
+  readonly description: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly agentId?: string;
+  readonly timeoutMs?: number;
+}
+
 interface TaskRecord {
   readonly id: string;
-  readonly options: StartProcessTaskOptions;
+  readonly options: TaskOrigin;
   readonly startedAt: number;
   readonly outputPath: string;
   readonly capture: OutputCapture;
   process?: ShellProcess;
+  /** An agent task's work: aborted to stop it. */
+  work?: AbortController;
   status: TaskStatus;
   endedAt?: number;
   exit?: ShellExit;
@@ -60,7 +74,7 @@ export class AgentTaskService implements IAgentTaskService {
     return n;
   }
 
-  startProcess(options: StartProcessTaskOptions): TaskInfo {
+  private assertCanStart(): void {
     if (this.disposed) throw new Error('The agent has ended; no task can start.');
     const max = this.config.section(tasksConfig).maxRunning;
     if (this.runningCount >= max) {
@@ -69,8 +83,55 @@ export class AgentTaskService implements IAgentTaskService {
           `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
       );
     }
+  }
+
+  startAgent(options: StartAgentTaskOptions): TaskInfo {
+    this.assertCanStart();
+    const id = this.newId('agent-task');
+    const outputPath = nodePath.join(this.workspace.dataDir, 'tasks', `${id}.log`);
+    let markDone!: () => void;
+    const done = new Promise<void>((resolve) => (markDone = resolve));
+    const capture = new OutputCapture({ headChars: 0, tailChars: MEMORY_TAIL_CHARS, filePath: outputPath, fileMode: 'always', fileMaxBytes: this.config.section(bashConfig).outputFileMaxBytes });
+    const work = new AbortController();
+    const origin: TaskOrigin = { kind: 'agent', description: options.description, command: options.command, cwd: options.cwd, agentId: options.agentId, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    const record: TaskRecord = { id, options: origin, startedAt: Date.now(), outputPath, capture, work, status: 'running', done, markDone };
+    this.records.set(id, record);
+    this.armTimeout(record);
+    const log = (text: string) => {
+      if (record.status === 'running') capture.write(Buffer.from(text, 'utf8'), 'stdout');
+    };
+    const ran = Promise.resolve()
+      .then(() => options.run(work.signal, log))
+      .then(
+        (end): AgentTaskEnd => end,
+        (error: unknown): AgentTaskEnd => ({ status: 'failed', stopReason: `The subagent failed: ${error instanceof Error ? error.message : String(error)}` }),
+      );
+    void ran.then((end) => this.finish(record, { status: end.status, ...(end.stopReason !== undefined ? { stopReason: end.stopReason } : {}) }));
+    this.changed.fire(this.snapshot(record));
+    return this.snapshot(record);
+  }
+
+  private armTimeout(record: TaskRecord): void {
+    const timeoutMs = record.options.timeoutMs;
+    if (timeoutMs === undefined) return;
+    record.timer = setTimeout(() => {
+      if (record.status !== 'running') return;
+      record.ending = 'timed_out';
+      record.stopReason = `Timed out after ${formatDuration(timeoutMs)}`;
+      this.terminate(record, 'timeout');
+    }, timeoutMs);
+  }
+
+  /** Ends a running task's process group or work. */
+  private terminate(record: TaskRecord, why: 'timeout' | 'stop' | 'dispose'): void {
+    record.process?.kill(why);
+    record.work?.abort(new Error(record.stopReason ?? why));
+  }
+
+  startProcess(options: StartProcessTaskOptions): TaskInfo {
+    this.assertCanStart();
     const bash = this.config.section(bashConfig);
-    const id = this.newId();
+    const id = this.newId('bash');
     const outputPath = nodePath.join(this.workspace.dataDir, 'tasks', `${id}.log`);
     let markDone!: () => void;
     const done = new Promise<void>((resolve) => (markDone = resolve));
@@ -84,7 +145,8 @@ export class AgentTaskService implements IAgentTaskService {
       fileMaxBytes: bash.outputFileMaxBytes,
       onBackpressure: (paused) => (paused ? ref.shell?.pause() : ref.shell?.resume()),
     });
-    const record: TaskRecord = { id, options, startedAt: Date.now(), outputPath, capture, status: 'running', done, markDone };
+    const origin: TaskOrigin = { kind: 'process', description: options.description, command: options.command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    const record: TaskRecord = { id, options: origin, startedAt: Date.now(), outputPath, capture, status: 'running', done, markDone };
     this.records.set(id, record);
     const shell = new ShellProcess({
       command: options.command,
@@ -96,14 +158,7 @@ export class AgentTaskService implements IAgentTaskService {
     });
     ref.shell = shell;
     record.process = shell;
-    if (options.timeoutMs !== undefined) {
-      record.timer = setTimeout(() => {
-        if (record.status !== 'running') return;
-        record.ending = 'timed_out';
-        record.stopReason = `Timed out after ${formatDuration(options.timeoutMs!)}`;
-        shell.kill('timeout');
-      }, options.timeoutMs);
-    }
+    this.armTimeout(record);
     void shell.done.then((exit) => this.finish(record, exit));
     this.changed.fire(this.snapshot(record));
     return this.snapshot(record);
@@ -155,7 +210,7 @@ export class AgentTaskService implements IAgentTaskService {
     if (record.status === 'running') {
       record.ending ??= 'killed';
       record.stopReason ??= reason;
-      record.process?.kill('stop');
+      this.terminate(record, 'stop');
       await record.done;
     }
     return this.snapshot(record);
@@ -192,18 +247,21 @@ export class AgentTaskService implements IAgentTaskService {
     for (const record of running) {
       record.ending ??= 'killed';
       record.stopReason ??= 'The agent ended';
-      record.process?.kill('dispose');
+      this.terminate(record, 'dispose');
     }
     await Promise.all(running.map((r) => r.done));
     this.changed.dispose();
   }
 
-  private async finish(record: TaskRecord, exit: ShellExit): Promise<void> {
+  /** Settles a task: a process by its exit, an agent task by what its work reported. */
+  private async finish(record: TaskRecord, exit: ShellExit | AgentTaskEnd): Promise<void> {
     if (record.timer) clearTimeout(record.timer);
-    record.exit = exit;
     record.endedAt = Date.now();
     await record.capture.close();
-    if (exit.spawnError !== undefined) {
+    if ('status' in exit) {
+      record.status = record.ending ?? exit.status;
+      if (!record.ending && exit.stopReason !== undefined) record.stopReason = exit.stopReason;
+    } else if ((record.exit = exit).spawnError !== undefined) {
       record.status = 'failed';
       record.stopReason = `The command could not be started: ${exit.spawnError}`;
     } else if (record.ending) {
@@ -224,9 +282,9 @@ export class AgentTaskService implements IAgentTaskService {
     return record;
   }
 
-  private newId(): string {
+  private newId(prefix: 'bash' | 'agent-task'): string {
     for (;;) {
-      const id = `bash-${randomBase36(8)}`;
+      const id = `${prefix}-${randomBase36(8)}`;
       if (!this.records.has(id)) return id;
     }
   }
@@ -235,9 +293,10 @@ export class AgentTaskService implements IAgentTaskService {
     const { options, exit } = record;
     return {
       id: record.id,
-      kind: 'process',
+      kind: options.kind,
       description: options.description,
       command: options.command,
+      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
       cwd: options.cwd,
       status: record.status,
       ...(record.process?.pid !== undefined ? { pid: record.process.pid } : {}),

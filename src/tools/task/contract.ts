@@ -4,16 +4,22 @@ import { createServiceId } from '../../di/serviceId';
 /** The task family's contract for other families: the task service and the tasks section of the configuration. */
 export { tasksConfig, type TasksConfig } from './taskConfig';
 
+export type TaskKind = 'process' | 'agent';
+
 /** `running`, then exactly one of the others. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'timed_out' | 'killed';
 
 /** A background task of an agent, as a snapshot. */
 export interface TaskInfo {
-  /** `bash-` + 8 random base-36 characters. */
+  /** `bash-` (a process) or `agent-task-` (a subagent) + 8 random base-36 characters. */
   readonly id: string;
-  readonly kind: 'process';
+  /** `process`: a shell command; `agent`: a background subagent. */
+  readonly kind: TaskKind;
   readonly description: string;
+  /** The shell command; for an agent task, what runs (`Agent explore`). */
   readonly command: string;
+  /** The subagent's agent id, for an agent task. */
+  readonly agentId?: string;
   readonly cwd: string;
   readonly status: TaskStatus;
   /** The shell's pid (also its process group id). */
@@ -52,6 +58,28 @@ export interface StartProcessTaskOptions {
   readonly timeoutMs?: number;
 }
 
+/** How an agent task's work ended, as its `run` reports it. */
+export interface AgentTaskEnd {
+  readonly status: 'completed' | 'failed';
+  readonly stopReason?: string;
+}
+
+export interface StartAgentTaskOptions {
+  readonly description: string;
+  /** Shown where a process task shows its command, e.g. `Agent explore`. */
+  readonly command: string;
+  readonly agentId: string;
+  /** Canonical absolute working directory of the subagent. */
+  readonly cwd: string;
+  /** Stop the task after this long; absent: it runs until it ends, is stopped, or the agent ends. */
+  readonly timeoutMs?: number;
+  /**
+   * Does the work. `signal` aborts on TaskStop, the timeout or the agent ending; text passed to
+   * `log` is the task's output (TaskOutput reads it). A throw ends the task as failed.
+   */
+  run(signal: AbortSignal, log: (text: string) => void): Promise<AgentTaskEnd>;
+}
+
 export type TaskOutputRequest =
   /** Bytes from `offset` on (at most `maxBytes`). */
   | { readonly offset: number; readonly maxBytes: number }
@@ -82,13 +110,15 @@ export class TaskLimitError extends Error {
 }
 
 /**
- * The background tasks of one agent (Agent scope). It owns their processes: each runs in its own
- * process group with its output in a log file under the agent's data directory, and every
+ * The background tasks of one agent (Agent scope): shell processes and background subagents. It
+ * owns their processes: each runs in its own process group with its output in a log file under the agent's data directory, and every
  * running task is stopped when the agent is disposed.
  */
 export interface IAgentTaskService {
   /** Starts a shell command as a task. Throws TaskLimitError when the cap is reached. */
   startProcess(options: StartProcessTaskOptions): TaskInfo;
+  /** Starts other work as a task of kind `agent` (a background subagent). Throws TaskLimitError when the cap is reached. */
+  startAgent(options: StartAgentTaskOptions): TaskInfo;
   get(id: string): TaskInfo | undefined;
   /** All tasks of the agent, oldest first. */
   list(): readonly TaskInfo[];

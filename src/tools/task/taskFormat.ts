@@ -10,8 +10,9 @@ export function statusText(task: TaskInfo): string {
     case 'running':
       return 'running';
     case 'completed':
-      return 'completed (exit code 0)';
+      return task.kind === 'agent' ? 'completed' : 'completed (exit code 0)';
     case 'failed':
+      if (task.kind === 'agent') return 'failed';
       if (task.exitCode === null && task.signal) return `failed (killed by signal ${task.signal})`;
       if (task.exitCode === undefined || task.exitCode === null) return 'failed (it could not be started)';
       return `failed (exit code ${task.exitCode})`;
@@ -29,6 +30,7 @@ export function isoTime(ms: number): string {
 /** The `key: value` lines describing a task. */
 export function taskLines(task: TaskInfo, now: number = Date.now()): string[] {
   const lines = [`task_id: ${task.id}`, `status: ${statusText(task)}`, `description: ${task.description}`, `command: ${oneLine(task.command)}`];
+  if (task.agentId !== undefined) lines.push(`agent_id: ${task.agentId}`);
   if (task.status === 'running') {
     lines.push(`started_at: ${isoTime(task.startedAt)} (running for ${formatDuration(now - task.startedAt)})`);
     if (task.pid !== undefined) lines.push(`pid: ${task.pid}`);

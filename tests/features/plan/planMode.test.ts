@@ -9,6 +9,8 @@ import { IAgentStateStore, type AgentStateWarning } from '../../../src/services/
 import { agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
 import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
 import { ToolAccesses } from '../../../src/tool/accesses';
+import { ISubagentRunnerService } from '../../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../../src/tools/agent/scriptedRunner';
 import type { PlanReviewResponse } from '../../../src/services/interaction/interaction';
 import { outputText } from '../../../src/tool/contract';
 import { type Harness, useAgent } from '../../helpers/agentHarness';
@@ -103,6 +105,8 @@ describe('the plan guard, through the executor with an approver that approves ev
     ['Bash find -delete', 'Bash', { command: 'find . -name a.txt -delete' }, 'vetoed'],
     ['TodoList write', 'TodoList', { add: [{ title: 'x' }] }, 'vetoed'],
     ['TodoList query', 'TodoList', {}, 'executed'],
+    ['Agent with a read-only profile', 'Agent', { description: 'look around', prompt: 'read a.txt', subagent_type: 'explore' }, 'executed'],
+    ['Agent with a writing profile', 'Agent', { description: 'change things', prompt: 'edit a.txt', subagent_type: 'general' }, 'vetoed'],
   ];
 
   test.each(cases)('%s → %s', async (_label, tool, args, expected) => {
@@ -110,6 +114,7 @@ describe('the plan guard, through the executor with an approver that approves ev
     const { h, host } = open();
     const planFile = await enter(h);
     if (tool === 'Edit') await h.call('Read', { path: 'a.txt' });
+    if (tool === 'Agent') h.app.get(ISubagentRunnerService).bind(new ScriptedSubagentRunner({ text: 'done' }));
     const approvalsBefore = host.approvals.length;
     const result = await h.call(tool, args);
     expect([result.outcome, result.outcome === 'vetoed' || result.isError === false]).toEqual([expected, true]);

@@ -6,7 +6,7 @@ import { isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
-import { IAgentFileStateService } from '../contract';
+import { IAgentFileStateService, IFileWriteLocks } from '../contract';
 import { IAgentRuntimeService, type RuntimeFs } from '../../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { ToolAccesses } from '../../../tool/accesses';
@@ -40,6 +40,7 @@ export class WriteTool implements ExecutableTool<WriteInput> {
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
     @inject(IAgentFileStateService) private readonly fileState: IAgentFileStateService,
+    @inject(IFileWriteLocks) private readonly locks: IFileWriteLocks,
   ) {}
 
   get description(): string {
@@ -62,7 +63,8 @@ export class WriteTool implements ExecutableTool<WriteInput> {
       description: `${append ? 'Appending to' : 'Writing'} ${this.shownPath(path)}`,
       approvalRule: literalRule('Write', path),
       matchesRule: (ruleArgs) => matchPathRule(ruleArgs, path, { cwd: this.workspace.cwd, homeDir: this.workspace.homeDir }),
-      execute: (ctx) => this.write(input, path, generation, ctx.signal),
+      // Held from the stale-write check to the rename: no other agent's write of the file comes between.
+      execute: (ctx) => this.locks.withLock(path, () => this.write(input, path, generation, ctx.signal), ctx.signal),
     };
   }
 

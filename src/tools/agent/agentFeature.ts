@@ -1,0 +1,25 @@
+import { IAgentStartup } from '../../di/agentStartup';
+import { Feature } from '../../di/feature';
+import { agentConfig } from './agentConfig';
+import { agentTool } from './agentTool';
+import { AgentSubagentService } from './agentSubagentService';
+import { ISubagentRunnerService } from './contract';
+import { ISubagentLineage, MAIN_AGENT_LINEAGE } from './lineage';
+import { SubagentRunnerService } from './subagentRunnerService';
+
+/**
+ * Subagents: the App's runner slot (ISubagentRunnerService), each agent's subagent service and the
+ * Agent tool, active while a runner is bound.
+ */
+export function createAgentFeature() {
+  return new Feature('agent')
+    .contributeConfig(agentConfig)
+    .bindApp(({ bind }) => bind(ISubagentRunnerService).to(SubagentRunnerService).inSingletonScope(), [ISubagentRunnerService])
+    .bindAgent(({ bind }) => {
+      bind(ISubagentLineage).toConstantValue(MAIN_AGENT_LINEAGE);
+      bind(AgentSubagentService).toSelf().inSingletonScope();
+      // It follows the runner slot to recompute the active tools: every agent constructs it at once.
+      bind(IAgentStartup).toService(AgentSubagentService);
+    })
+    .contributeTool(agentTool);
+}

@@ -1,0 +1,185 @@
+import { inject, injectable, optional } from 'inversify';
+import { createServiceId } from '../../di/serviceId';
+import { registerAgentToolService } from '../../di/toolContribution';
+import { IConfigService } from '../../services/config/config';
+import { IAgentRuntimeService } from '../../services/runtime/runtime';
+import { IAgentToolRegistryService } from '../../services/toolRegistry/toolRegistry';
+import { IAgentWorkspaceService } from '../../services/workspace/workspace';
+import { type ToolAccess, ToolAccesses } from '../../tool/accesses';
+import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
+import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
+import { toInputJsonSchema } from '../../tool/inputSchema';
+import { renderPrompt } from '../../tool/renderPrompt';
+import { IAgentTaskService, TaskLimitError } from '../task/contract';
+import { agentConfig } from './agentConfig';
+import { formatOutcome } from './agentResult';
+import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
+import { AgentSubagentService, type SubagentLaunch } from './agentSubagentService';
+import { resolveSubagentProfile, subagentProfiles } from './subagentProfiles';
+import { gitWorkTreeRoot } from './worktree';
+
+const BACKGROUND_TOOLS = ['TaskOutput', 'TaskStop', 'WaitFor'] as const;
+const schemaCache = new Map<string, JsonSchema>();
+
+@injectable()
+export class AgentTool implements ExecutableTool<AgentInput> {
+  readonly name = AGENT_TOOL_NAME;
+  readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+  constructor(
+    @inject(IConfigService) private readonly config: IConfigService,
+    @inject(AgentSubagentService) private readonly subagents: AgentSubagentService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+    @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
+    @inject(IAgentTaskService) @optional() private readonly tasks: IAgentTaskService | undefined,
+  ) {}
+
+  private get profileNames(): string[] {
+    return [...subagentProfiles(this.config.section(agentConfig)).keys()];
+  }
+
+  private get backgroundAvailable(): boolean {
+    return this.tasks !== undefined && BACKGROUND_TOOLS.every((name) => this.registry.get(name) !== undefined);
+  }
+
+  /** The repository a worktree would be made in: only for a git workspace and a runtime that runs processes. */
+  private get worktreeRepo(): string | undefined {
+    return this.runtime.has('process') ? gitWorkTreeRoot(this.workspace.cwd) : undefined;
+  }
+
+  get parameters(): JsonSchema {
+    const options = { profiles: this.profileNames, background: this.backgroundAvailable, worktree: this.worktreeRepo !== undefined };
+    const key = JSON.stringify(options);
+    let schema = schemaCache.get(key);
+    if (!schema) {
+      schema = toInputJsonSchema(createAgentInputSchema(options));
+      schemaCache.set(key, schema);
+    }
+    return schema;
+  }
+
+  get description(): string {
+    const config = this.config.section(agentConfig);
+    const profiles = [...subagentProfiles(config).keys()].map((name) => {
+      const resolved = resolveSubagentProfile(name, config, this.registry)!;
+      return `- \`${name}\` (${resolved.profile.readOnly ? 'read-only' : 'writes'}): ${resolved.profile.description}`;
+    });
+    return renderPrompt(loadDescriptionTemplate(__dirname, 'agent.md'), {
+      PROFILES: profiles.join('\n'),
+      BACKGROUND: this.backgroundAvailable
+        ? '- `run_in_background: true` starts it as a background task and returns its task_id at once; WaitFor or TaskOutput get the result, TaskStop ends it.\n'
+        : '',
+      ISOLATION: this.worktreeRepo !== undefined ? '- `isolation: "worktree"` gives a writing subagent its own git worktree, so its changes stay out of your working tree until you merge its branch.\n' : '',
+    });
+  }
+
+  resolveExecution(input: AgentInput): ToolExecution {
+    const config = this.config.section(agentConfig);
+    if (this.subagents.lineage.depth >= config.maxDepth) return toolError(`Subagents cannot start subagents (agent.maxDepth ${config.maxDepth}).`);
+    if (!this.subagents.hasRunner) return toolError('No subagent runner is bound to this App, so subagents cannot run; do the work yourself.');
+    if (input.resume !== undefined && input.subagent_type !== undefined) {
+      return toolError(`resume continues subagent ${input.resume} with the profile it had; leave out subagent_type (or start a new subagent without resume).`);
+    }
+    // A new child's id is drawn when it runs: resolving the call again (the executor does, right before it runs) must give the same accesses.
+    let agentId: string | undefined;
+    let profileName: string;
+    if (input.resume !== undefined) {
+      const previous = this.subagents.child(input.resume);
+      if (!previous) return toolError(`${input.resume} is not a subagent this agent started; resume takes the agent_id of an earlier Agent result.`);
+      if (previous.running) {
+        const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
+        return toolError(`Agent ${input.resume} is running; wait for it${task ? ` (WaitFor task_ids ["${task.id}"])` : ''} before resuming.`);
+      }
+      agentId = input.resume;
+      profileName = previous.profileName;
+    } else {
+      if (input.subagent_type === undefined) return toolError(`Give subagent_type (one of: ${this.profileNames.join(', ')}), or resume with the agent_id of an earlier subagent.`);
+      profileName = input.subagent_type;
+    }
+    const resolved = resolveSubagentProfile(profileName, config, this.registry);
+    if (!resolved) return toolError(`subagent_type "${profileName}" is not a profile; use one of: ${this.profileNames.join(', ')}.`);
+    if (input.run_in_background === true && !this.backgroundAvailable) {
+      return toolError('Background subagents are not available here (the task tools are not active); run it in the foreground.');
+    }
+    const repoDir = input.isolation === 'worktree' ? this.worktreeRepo : undefined;
+    if (input.isolation === 'worktree' && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
+    const launchOf = (): SubagentLaunch => {
+      const id = agentId ?? this.subagents.newAgentId();
+      return {
+        agentId: id,
+        description: input.description,
+        prompt: input.prompt,
+        resolved,
+        ...(repoDir !== undefined ? { worktree: { path: this.subagents.worktreePathOf(id), repoDir } } : {}),
+      };
+    };
+    const background = input.run_in_background === true;
+    return {
+      accesses: this.accessesOf(resolved.profile.readOnly, repoDir !== undefined),
+      approval: 'auto',
+      approvalRule: `${AGENT_TOOL_NAME}(${profileName})`,
+      matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
+      description: `Starting subagent ${profileName}: ${input.description}`,
+      display: { kind: 'agent_call', agent_name: profileName, prompt: input.prompt, ...(background ? { background } : {}) },
+      execute: (ctx) => (background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }))),
+    };
+  }
+
+  /** A read-only child reads the workspace; a writing one writes it and runs processes; an isolated one writes its worktree. */
+  private accessesOf(readOnly: boolean, isolated: boolean): ToolAccess[] {
+    const roots = [this.workspace.cwd, ...this.workspace.additionalDirs];
+    if (isolated) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(this.subagents.worktreesRoot)];
+    if (readOnly) return roots.map((root) => ToolAccesses.readTree(root));
+    return [...roots.map((root) => ToolAccesses.writeTree(root)), ToolAccesses.process()];
+  }
+
+  private async runInForeground(launch: SubagentLaunch, signal: AbortSignal, progress: (text: string) => void): Promise<ToolResult> {
+    const outcome = await this.subagents.run(launch, signal, progress);
+    return formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
+  }
+
+  private async startInBackground(launch: SubagentLaunch): Promise<ToolResult> {
+    const tasks = this.tasks!;
+    let task;
+    try {
+      task = tasks.startAgent({
+        description: launch.description,
+        command: `${AGENT_TOOL_NAME} ${launch.resolved.profile.name}`,
+        agentId: launch.agentId,
+        cwd: launch.worktree?.path ?? this.workspace.cwd,
+        run: async (signal, log) => {
+          const outcome = await this.subagents.run(launch, signal, (text) => log(`[${text}]\n`));
+          const result = formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
+          log(result.output as string);
+          return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.error !== undefined ? { stopReason: outcome.error } : {}) };
+        },
+      });
+    } catch (error) {
+      if (error instanceof TaskLimitError) return toolError(error.message);
+      throw error;
+    }
+    const lines = [
+      `task_id: ${task.id}`,
+      `agent_id: ${launch.agentId}`,
+      `subagent_type: ${launch.resolved.profile.name}`,
+      'status: running',
+      `next_step: WaitFor with task_ids ["${task.id}"] waits for it; TaskOutput with task_id "${task.id}" shows its result once it ended; TaskStop ends it.`,
+    ];
+    return { output: lines.join('\n'), structuredContent: { task_id: task.id, agent_id: launch.agentId, subagent_type: launch.resolved.profile.name, status: 'running' } };
+  }
+}
+
+export const IAgentTool = createServiceId<AgentTool>('tool.Agent');
+export const agentTool = registerAgentToolService(IAgentTool, AgentTool, {
+  name: AGENT_TOOL_NAME,
+  domain: 'agent',
+  requiredRuntimeCapabilities: [],
+  approval: 'auto',
+  samples: AGENT_SAMPLES,
+  // Offered only while a runner is bound, and not past the depth limit (subagents get none by default).
+  when: (accessor) => {
+    const subagents = accessor.get(AgentSubagentService);
+    return subagents.hasRunner && subagents.lineage.depth < accessor.get(IConfigService).section(agentConfig).maxDepth;
+  },
+});

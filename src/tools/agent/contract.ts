@@ -1,0 +1,165 @@
+import type { Event } from '../../base/event';
+import type { IDisposable } from '../../base/lifecycle';
+import { createServiceId } from '../../di/serviceId';
+import type { JsonValue } from '../../services/agentState/agentState';
+import type {
+  ExecuteOptions,
+  ToolCall,
+  ToolCallFinishedEvent,
+  ToolCallResult,
+  ToolCallStartedEvent,
+  ToolProgressEvent,
+} from '../../services/executor/toolExecutor';
+import type { ModelToolInfo } from '../../services/toolSelect/toolSelect';
+
+/**
+ * The subagent port: toolhost builds the child agent (its tools, policy, approvals, locks) and
+ * hands a runner an `AgentHandle`; the runner drives a model with it. toolhost has no model loop,
+ * so a host provides the runner: an OpenAI-compatible Chat Completions runner, MCP sampling on a
+ * `toolhost mcp serve` client, or the scripted runner of the tests. Nothing here depends on how
+ * a runner talks to its model.
+ */
+
+/** A subagent profile as a runner sees it (config `agent.profiles.<name>`, resolved). */
+export interface SubagentProfile {
+  /** The `subagent_type` the model picked, e.g. `explore`. */
+  readonly name: string;
+  /** What the profile is for (shown to the parent model in the Agent tool's description). */
+  readonly description: string;
+  /** Every tool of the child only reads: the child runs beside the parent's reads. */
+  readonly readOnly: boolean;
+  /** The system prompt for the child model, if the profile has one; a runner may add its own framing. */
+  readonly instructions?: string;
+  /** A model name the profile asks for; a runner that has one model may ignore it. */
+  readonly model?: string;
+  /** The most model turns (model requests) the runner may take; past it, it ends with status `failed`. */
+  readonly maxTurns: number;
+}
+
+/** Token counts as the model provider reports them. */
+export interface SubagentUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  /** Input + output when the provider gives only the sum (or both). */
+  readonly totalTokens: number;
+}
+
+/** The child agent, as a runner drives it. It is valid until the run settles or `dispose()`. */
+export interface AgentHandle {
+  /** The child's agent id (`agent-…`): what `resume` names. */
+  readonly agentId: string;
+  readonly parentAgentId: string;
+  /** 1 for a child of a main agent, 2 for its child, … */
+  readonly depth: number;
+  /** The Agent call's `description` (3–80 characters), for logs and UIs. */
+  readonly description: string;
+  /** The child's working directory: the parent's workspace, or its git worktree under isolation. */
+  readonly cwd: string;
+  /**
+   * The tools to offer the model now (name, description, JSON Schema parameters), sorted by name.
+   * Ask again before every model request: the set changes (onDidChangeModelTools). Format them
+   * with toOpenAiTools / toAnthropicTools.
+   */
+  modelTools(): ModelToolInfo[];
+  /**
+   * Runs one batch of the model's tool calls through the child's real executor (validation,
+   * approval by the parent's policy, plan mode, path locks, scheduling). One result per call, in
+   * call order; it never throws for a bad call (the result says what was wrong, for the model).
+   * Pass the run's signal (or one derived from it).
+   */
+  execute(calls: readonly ToolCall[], options?: ExecuteOptions): Promise<ToolCallResult[]>;
+  readonly events: AgentHandleEvents;
+  /**
+   * Ends the child: its tasks are stopped and its services disposed. toolhost calls it when the
+   * run settles; a runner calls it only to give up early (later `execute` calls then fail).
+   */
+  dispose(): Promise<void>;
+  readonly isDisposed: boolean;
+}
+
+/** The child's events, for runners that stream progress. */
+export interface AgentHandleEvents {
+  readonly onToolCallStarted: Event<ToolCallStartedEvent>;
+  readonly onToolProgress: Event<ToolProgressEvent>;
+  readonly onToolCallFinished: Event<ToolCallFinishedEvent>;
+  /** The model-facing tool list may have changed: call `modelTools()` again before the next request. */
+  readonly onDidChangeModelTools: Event<void>;
+}
+
+/** What a runner reports while it runs; toolhost turns these into progress updates and pacing. */
+export type SubagentRunEvent =
+  /** A model request starts; `turn` counts from 1. */
+  | { readonly type: 'turn'; readonly turn: number }
+  /** Text the model produced (a delta or a whole message), for progress display only. */
+  | { readonly type: 'text'; readonly text: string }
+  /** Usage so far (cumulative over the run). */
+  | { readonly type: 'usage'; readonly usage: SubagentUsage }
+  /** The provider asked to wait (HTTP 429, retry-after); the runner waits or gives up itself. */
+  | { readonly type: 'rate_limited'; readonly retryAfterMs: number };
+
+export interface SubagentRunRequest {
+  readonly child: AgentHandle;
+  /** The task for the child, as the parent model wrote it. */
+  readonly prompt: string;
+  readonly profile: SubagentProfile;
+  /**
+   * Aborted when the parent's call is aborted, the Agent timeout (`agent.timeoutS`) passes, or a
+   * background subagent is stopped. The runner stops its model request and resolves (status
+   * `aborted`) instead of throwing.
+   */
+  readonly signal: AbortSignal;
+  readonly onEvent: (event: SubagentRunEvent) => void;
+  /**
+   * On `resume`: the `conversation` the runner returned for this child last time. The runner
+   * continues that conversation with `prompt` as the next user message.
+   */
+  readonly resumeFrom?: JsonValue;
+}
+
+export type SubagentRunStatus = 'completed' | 'failed' | 'aborted';
+
+export interface SubagentRunResult {
+  readonly status: SubagentRunStatus;
+  /** The child's final answer (its last assistant text); may be empty on failure. */
+  readonly text: string;
+  /** When the provider reports it: the whole run's usage. */
+  readonly usage?: SubagentUsage;
+  /** Model requests made. */
+  readonly turns?: number;
+  /** Failed because the provider rate-limited it: try again after this long (AgentSwarm paces by it). */
+  readonly retryAfterMs?: number;
+  /** Why it failed or was aborted, in words for the parent model. */
+  readonly error?: string;
+  /**
+   * Opaque, JSON-serialisable conversation state (e.g. the message list) that `resumeFrom` gets
+   * back on `resume`; leave it out and resume starts a fresh conversation in the same child.
+   */
+  readonly conversation?: JsonValue;
+}
+
+/**
+ * Drives a model for a subagent. `run` resolves once the child has its final answer, failed, or
+ * was aborted; a throw counts as `failed` with the error's message. Runs of different children
+ * may overlap (AgentSwarm runs many at once).
+ */
+export interface ISubagentRunner {
+  run(request: SubagentRunRequest): Promise<SubagentRunResult>;
+}
+
+/**
+ * Optional: the runner a host binds when the App is created
+ * (`createApp({overrides: (c) => c.bind(ISubagentRunner).toConstantValue(runner)})`).
+ */
+export const ISubagentRunner = createServiceId<ISubagentRunner>('SubagentRunner');
+
+/**
+ * Which runner the App uses (App scope). With none, Agent (and AgentSwarm) are inactive; binding
+ * one activates them in every agent, no restart. Starts with the `ISubagentRunner` binding, if any.
+ */
+export interface ISubagentRunnerService {
+  readonly current: ISubagentRunner | undefined;
+  /** Makes `runner` the App's runner; disposing the result unbinds it (if it is still the current one). */
+  bind(runner: ISubagentRunner): IDisposable;
+  readonly onDidChange: Event<ISubagentRunner | undefined>;
+}
+export const ISubagentRunnerService = createServiceId<ISubagentRunnerService>('SubagentRunnerService');
