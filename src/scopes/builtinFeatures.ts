@@ -6,8 +6,8 @@ import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createTodoFeature } from '../features/todo/todoFeature';
 import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
-  [
-  ] as const;
+import { createSkillsFeature } from '../features/skills/skillsFeature';
+import { createAgentFeature } from '../tools/agent/agentFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
 import { createMediaFeature } from '../tools/media/mediaFeature';

@@ -52,7 +52,7 @@ export class AgentPlanModeService implements IAgentPlanModeService {
         this.loading = undefined;
       },
     );
-    this.disposables.add(executor.onBeforeExecuteTool((ctx) => this.guard(ctx), { name: 'plan mode guard', order: PLAN_GUARD_ORDER }));
+    this.disposables.add(executor.onBeforeExecuteTool((ctx) => this.guardCall(ctx), { name: 'plan mode guard', order: PLAN_GUARD_ORDER }));
   }
 
   private async read(): Promise<PlanModeState | undefined> {
@@ -62,7 +62,7 @@ export class AgentPlanModeService implements IAgentPlanModeService {
   }
 
   /** No promise when the mode is known to be off or the call may run: most calls pay a branch or two. */
-  private guard(ctx: BeforeExecuteContext): Promise<void> | undefined {
+  guardCall(ctx: BeforeExecuteContext): Promise<void> | undefined {
     if (this.loading) return this.loading.then(() => this.check(ctx));
     return this.check(ctx);
   }

@@ -1,8 +1,9 @@
 import type { Event } from '../../base/event';
+import type { BeforeExecuteContext } from '../../services/executor/toolExecutor';
 import { createServiceId } from '../../di/serviceId';
 
-/** What other units need of the guard: a subagent of a plan-mode parent is held to the same rule. */
-export { PLAN_GUARD_ORDER, planModeRefusal, planModeVetoMessage } from './planGuard';
+/** The guard's hook order, for an executor held to another agent's plan mode (a subagent's). */
+export { PLAN_GUARD_ORDER } from './planGuard';
 
 /** Plan mode as stored under the `mode` state key. */
 export interface PlanModeState {
@@ -49,5 +50,11 @@ export interface IAgentPlanModeService {
   /** Turns the mode off; throws PlanModeError when it is off. */
   exit(approval: 'reviewed' | 'auto-approved'): Promise<void>;
   readonly onDidChangeMode: Event<ModeChangedEvent>;
+  /**
+   * The plan guard for one call (what the agent's own before-execute hook at PLAN_GUARD_ORDER
+   * runs): vetoes or asks while plan mode is on. A subagent's executor registers it too, so the
+   * child of a planning parent is held to the parent's mode.
+   */
+  guardCall(ctx: BeforeExecuteContext): Promise<void> | undefined;
 }
 export const IAgentPlanModeService = createServiceId<IAgentPlanModeService>('AgentPlanModeService');

@@ -14,7 +14,7 @@ import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../../services/toolActivation/toolActivation';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { toolError } from '../../tool/contract';
-import { IAgentPlanModeService, PLAN_GUARD_ORDER, planModeRefusal, planModeVetoMessage } from '../../features/plan/contract';
+import { IAgentPlanModeService, PLAN_GUARD_ORDER } from '../../features/plan/contract';
 import { agentConfig } from './agentConfig';
 import { createAgentHandle } from './agentHandle';
 import { ISubagentRunnerService, type SubagentRunResult, type SubagentUsage } from './contract';
@@ -238,12 +238,7 @@ export class AgentSubagentService {
     if (planMode) {
       // The parent's plan mode holds the child too: it may only read while the parent plans.
       child.executor.onBeforeExecuteTool(
-        async (ctx) => {
-          const state = await planMode.current();
-          if (!state) return;
-          const refusal = planModeRefusal(ctx, state.planFile);
-          if (refusal !== undefined) ctx.veto(toolError(planModeVetoMessage(refusal, state.planFile)), 'vetoed');
-        },
+        (ctx) => planMode.guardCall(ctx),
         { name: 'parent plan mode guard', order: PLAN_GUARD_ORDER },
       );
     }
