@@ -10,8 +10,8 @@ import { IClock } from '../../services/clock/clock';
 import { type BeforeExecuteContext, IAgentToolExecutorService } from '../../services/executor/toolExecutor';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
 import { toolError } from '../../tool/contract';
-import { type IAgentPlanModeService, type ModeChangedEvent, PlanModeError, type PlanModeState } from './contract';
-import { PLAN_GUARD_ORDER, PLAN_MODE_STATE_KEY, planModeDecision, planModeVetoMessage } from './planGuard';
+import { type IAgentPlanModeService, type ModeChangedEvent, PLAN_GUARD_ORDER, PlanModeError, type PlanModeState } from './contract';
+import { PLAN_MODE_STATE_KEY, planModeDecision, planModeVetoMessage } from './planGuard';
 
 function planModeProblem(value: JsonValue): string | undefined {
   // null: plan mode was left.

@@ -2,8 +2,12 @@ import type { Event } from '../../base/event';
 import type { BeforeExecuteContext } from '../../services/executor/toolExecutor';
 import { createServiceId } from '../../di/serviceId';
 
-/** The guard's hook order, for an executor held to another agent's plan mode (a subagent's). */
-export { PLAN_GUARD_ORDER } from './planGuard';
+/**
+ * The plan guard's before-execute order: before approval (0) and before PreToolUse command hooks
+ * (-10), so no hook or approver can let a write through. An executor held to another agent's plan
+ * mode (a subagent's) registers the guard at this order too.
+ */
+export const PLAN_GUARD_ORDER = -100;
 
 /** Plan mode as stored under the `mode` state key. */
 export interface PlanModeState {

@@ -3,8 +3,6 @@ import { comparablePath } from '../../tool/accessPaths';
 import type { ToolAccess } from '../../tool/accesses';
 import type { PlanModeMcpTool } from './contract';
 
-/** The plan guard runs before approval (0) and before PreToolUse command hooks (-10): no hook or approver can let a write through. */
-export const PLAN_GUARD_ORDER = -100;
 
 export const ENTER_PLAN_MODE_NAME = 'EnterPlanMode';
 export const EXIT_PLAN_MODE_NAME = 'ExitPlanMode';

@@ -13,7 +13,6 @@ import { ISessionInteractionService } from '../../services/interaction/interacti
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../../services/toolActivation/toolActivation';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
-import { toolError } from '../../tool/contract';
 import { IAgentPlanModeService, PLAN_GUARD_ORDER } from '../../features/plan/contract';
 import { agentConfig } from './agentConfig';
 import { createAgentHandle } from './agentHandle';
