@@ -7,6 +7,7 @@ import { createTodoFeature } from '../features/todo/todoFeature';
 import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
 import { createSkillsFeature } from '../features/skills/skillsFeature';
+import { createSubagentRunnerFeature } from '../features/subagentRunner/subagentRunnerFeature';
 import { createAgentFeature } from '../tools/agent/agentFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
@@ -37,6 +38,7 @@ const createBuiltinFeatures = () =>
     createWebToolsFeature(),
     createWebSearchFeature(),
     createAgentFeature(),
+    createSubagentRunnerFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

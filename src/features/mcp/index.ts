@@ -47,6 +47,13 @@ export {
   type McpAgentServerOptions,
 } from './serve/mcpAgentServer';
 export {
+  McpSamplingSubagentRunner,
+  clientSamplesWithTools,
+  DEFAULT_SAMPLING_MAX_TOKENS,
+  DEFAULT_SAMPLING_TIMEOUT_MS,
+  type McpSamplingRunnerOptions,
+} from './serve/mcpSamplingRunner';
+export {
   McpServeInteractions,
   approvalElicitation,
   approvalFromElicitation,

@@ -26,6 +26,8 @@ import { AccessGate } from './accessGate';
 import type { McpProgress } from '../client/mcpConnections';
 import { MCP_META_OUTCOME, ProgressMapper, toCallToolResult, toMcpTool } from './mcpMapping';
 import type { McpElicitor, McpServeInteractions } from './mcpServeInteractions';
+import { McpSamplingSubagentRunner, type McpSamplingRunnerOptions, clientSamplesWithTools } from './mcpSamplingRunner';
+import { ISubagentRunnerService } from '../../../tools/agent/contract';
 
 
 export const DEFAULT_LIST_CHANGED_DELAY_MS = 50;
@@ -56,6 +58,12 @@ export interface McpAgentServerOptions {
    * for a long call. Default 15 s; 0 turns it off.
    */
   readonly heartbeatMs?: number;
+  /**
+   * When the client declares sampling with tools and the App has no subagent runner, subagents
+   * run on the client's model through `sampling/createMessage` while the client is connected.
+   * Default on; `false` leaves the runner alone.
+   */
+  readonly samplingRunner?: boolean | McpSamplingRunnerOptions;
 }
 
 interface CallState {
@@ -152,13 +160,14 @@ export class McpAgentServer {
       this.server.ping().catch(() => undefined);
       // The client's capabilities are known now: AskUserQuestion and NotifyUser may become active.
       options.interactions?.clientChanged();
+      const sampling = this.bindSamplingRunner(options.samplingRunner ?? true);
       const client = this.server.getClientVersion();
       const asks = options.interactions?.approvesAll
         ? 'approves every call (--yes)'
         : this.canElicit()
           ? 'asks the client for approvals'
           : 'cannot ask the client for approvals (no elicitation)';
-      this.log(`serving ${this.listTools().length} tools from ${cwd} to ${client ? `${client.name} ${client.version}` : 'a client'}; it ${asks}`);
+      this.log(`serving ${this.listTools().length} tools from ${cwd} to ${client ? `${client.name} ${client.version}` : 'a client'}; it ${asks}${sampling ? '; subagents run on its model (sampling)' : ''}`);
     };
     this.server.setRequestHandler(mcpSdk.types().ListToolsRequestSchema, (request): ListToolsResult => {
       // The whole list is one page: this server issues no cursors, so any cursor is invalid (the spec's -32602).
@@ -224,6 +233,26 @@ export class McpAgentServer {
     this.disposables.add(agent.get(IConfigService).onDidChange(() => this.scheduleListCheck()));
     options.interactions?.setElicitor(this.elicitor());
     this.disposables.add({ dispose: () => options.interactions?.setElicitor(undefined) });
+  }
+
+  /** Binds the sampling runner for as long as this connection lasts; true when it did. */
+  private bindSamplingRunner(setting: boolean | McpSamplingRunnerOptions): boolean {
+    if (setting === false || !clientSamplesWithTools(this.server)) return false;
+    let runners: ISubagentRunnerService;
+    try {
+      runners = this.agent.get(ISubagentRunnerService);
+    } catch {
+      return false; // an App without the agent feature has no subagents to run
+    }
+    if (runners.current !== undefined) return false;
+    const binding = runners.bind(new McpSamplingSubagentRunner(this.server, setting === true ? {} : setting));
+    this.disposables.add(binding);
+    const previous = this.server.onclose;
+    this.server.onclose = () => {
+      binding.dispose();
+      previous?.();
+    };
+    return true;
   }
 
   /** Starts serving on a transport (stdio in the CLI; any SDK transport works). */
