@@ -1,34 +1,18 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Agent } from '../../../src/scopes/agentScope';
-import type { AgentHandle, SubagentRunEvent, SubagentRunRequest } from '../../../src/tools/agent/contract';
+import type { SubagentRunEvent, SubagentRunRequest } from '../../../src/tools/agent/contract';
 import { ScriptedSubagentRunner } from '../../../src/tools/agent/scriptedRunner';
 import { createOsToolsFeature } from '../../../src/tools/os/osFeature';
 import { useAgent } from '../../helpers/agentHarness';
 import { approveAll } from '../../helpers/fakeHost';
+// A handle over a plain agent: the scripted runner needs nothing more than the contract.
+import { handleOf } from '../../helpers/subagentHandle';
 
 const fixture = useAgent({ features: [createOsToolsFeature()] });
 
-/** A handle over a plain agent: the scripted runner needs nothing more than the contract. */
-function handleOf(agent: Agent): AgentHandle {
-  return {
-    agentId: agent.id,
-    parentAgentId: 'agent-0',
-    depth: 1,
-    description: 'test child',
-    cwd: fixture.dir,
-    modelTools: () => agent.modelTools(),
-    execute: (calls, options) => agent.executor.execute(calls, options),
-    events: { onToolCallStarted: agent.executor.onToolCallStarted, onToolProgress: agent.executor.onToolProgress, onToolCallFinished: agent.executor.onToolCallFinished, onDidChangeModelTools: () => ({ dispose: () => undefined }) },
-    dispose: () => agent.dispose(),
-    get isDisposed() {
-      return agent.isDisposed;
-    },
-  };
-}
-
 function request(agent: Agent, signal = new AbortController().signal, events: SubagentRunEvent[] = []): SubagentRunRequest {
-  return { child: handleOf(agent), prompt: 'look around', profile: { name: 'explore', description: 'reads', readOnly: true, maxTurns: 10 }, signal, onEvent: (e) => events.push(e) };
+  return { child: handleOf(agent, fixture.dir), prompt: 'look around', profile: { name: 'explore', description: 'reads', readOnly: true, maxTurns: 10 }, signal, onEvent: (e) => events.push(e) };
 }
 
 describe('ScriptedSubagentRunner', () => {
