@@ -3,12 +3,11 @@ import { createServiceId } from '../../di/serviceId';
 import { registerAgentToolService } from '../../di/toolContribution';
 import { IConfigService } from '../../services/config/config';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
-import type { ToolAccess } from '../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolExecutionContext, type ToolResult, toolError } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
-import { IAgentSubagentService, type ResolvedSubagentProfile, type SubagentLaunch } from '../../tools/agent/contract';
+import { IAgentSubagentService, type ResolvedSubagentProfile } from '../../tools/agent/contract';
 import { formatSwarm } from './swarmResult';
 import { runSwarm } from './swarmRun';
 import { AGENT_SWARM_SAMPLES, AGENT_SWARM_TOOL_NAME, type AgentSwarmInput, ITEM_PLACEHOLDER, createAgentSwarmInputSchema } from './swarmSchema';
@@ -21,15 +20,10 @@ interface SwarmPlan {
   readonly input: AgentSwarmInput;
   readonly items: readonly string[];
   readonly resolved: ResolvedSubagentProfile;
-  readonly launches: readonly SubagentLaunch[];
+  /** Each item's prompt, in item order. */
+  readonly prompts: readonly string[];
+  readonly isolated: boolean;
   readonly concurrency: number;
-}
-
-/** Every access once (n children of one profile declare the same workspace accesses). */
-function distinctAccesses(accesses: readonly ToolAccess[]): ToolAccess[] {
-  const seen = new Map<string, ToolAccess>();
-  for (const access of accesses) seen.set(JSON.stringify(access), access);
-  return [...seen.values()];
 }
 
 @injectable()
@@ -73,15 +67,16 @@ export class AgentSwarmTool implements ExecutableTool<AgentSwarmInput> {
   resolveExecution(input: AgentSwarmInput): ToolExecution {
     const planned = this.plan(input);
     if (typeof planned === 'string') return toolError(planned);
-    const { resolved, launches } = planned;
+    const { resolved } = planned;
     const profileName = resolved.profile.name;
     return {
-      accesses: distinctAccesses(launches.flatMap((launch) => this.subagents.accessesOf(launch))),
+      // Every child of the swarm has these accesses; they hold no agent id, so a second resolution gives the same.
+      accesses: this.subagents.accessesOf({ readOnly: resolved.profile.readOnly, isolated: planned.isolated }),
       // Read-only children change nothing; writing ones ask once for the whole swarm.
       approval: resolved.profile.readOnly ? 'auto' : 'ask',
       approvalRule: `${AGENT_SWARM_TOOL_NAME}(${profileName})`,
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
-      description: `Starting a swarm of ${launches.length} ${profileName} subagents (${planned.concurrency} at a time): ${input.description}`,
+      description: `Starting a swarm of ${planned.items.length} ${profileName} subagents (${planned.concurrency} at a time): ${input.description}`,
       display: { kind: 'agent_call', agent_name: profileName, prompt: `${input.prompt_template}\n\n${ITEM_PLACEHOLDER} = ${planned.items.length} items: ${planned.items.join(', ')}` },
       execute: (ctx) => this.execute(planned, ctx),
     };
@@ -114,10 +109,7 @@ export class AgentSwarmTool implements ExecutableTool<AgentSwarmInput> {
     if (worktree && this.subagents.worktreeRepo() === undefined) {
       return 'isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.';
     }
-    const launches = prompts.map((prompt, index) =>
-      this.subagents.newLaunch({ description: `${input.description} [${index + 1}/${items.length}]`, prompt, resolved, worktree }),
-    );
-    return { input, items, resolved, launches, concurrency };
+    return { input, items, resolved, prompts, isolated: worktree, concurrency };
   }
 
   private async execute(plan: SwarmPlan, ctx: ToolExecutionContext): Promise<ToolResult> {
@@ -128,9 +120,13 @@ export class AgentSwarmTool implements ExecutableTool<AgentSwarmInput> {
       const done = c.completed + c.failed + c.aborted;
       return `${done}/${total} done, ${c.failed} failed${c.aborted > 0 ? `, ${c.aborted} aborted` : ''}`;
     };
+    // The children's ids are drawn now, when the call runs.
+    const launches = plan.prompts.map((prompt, index) =>
+      this.subagents.newLaunch({ description: `${plan.input.description} [${index + 1}/${total}]`, prompt, resolved: plan.resolved, worktree: plan.isolated }),
+    );
     const results = await runSwarm({
       items: plan.items,
-      launches: plan.launches,
+      launches,
       concurrency: plan.concurrency,
       rateLimitRetries: config.rateLimitRetries,
       signal: ctx.signal,

@@ -121,10 +121,10 @@ export class AgentSubagentService implements IAgentSubagentService {
     };
   }
 
-  accessesOf(launch: SubagentLaunch): ToolAccess[] {
+  accessesOf(child: { readonly readOnly: boolean; readonly isolated: boolean }): ToolAccess[] {
     const roots = [this.workspace.cwd, ...this.workspace.additionalDirs];
-    if (launch.worktree) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(launch.worktree.path)];
-    if (launch.resolved.profile.readOnly) return roots.map((root) => ToolAccesses.readTree(root));
+    if (child.isolated) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(nodePath.join(this.options.dataDir, 'worktrees'))];
+    if (child.readOnly) return roots.map((root) => ToolAccesses.readTree(root));
     return [...roots.map((root) => ToolAccesses.writeTree(root)), ToolAccesses.process()];
   }
 

@@ -106,7 +106,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     };
     const background = input.run_in_background === true;
     return {
-      accesses: this.subagents.accessesOf(launch),
+      accesses: this.subagents.accessesOf({ readOnly: resolved.profile.readOnly, isolated: launch.worktree !== undefined }),
       approval: 'auto',
       approvalRule: `${AGENT_TOOL_NAME}(${profileName})`,
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,

@@ -222,13 +222,15 @@ export interface IAgentSubagentService {
   resolveProfile(name: string): ResolvedSubagentProfile | undefined;
   /** The repository `isolation: "worktree"` would use: only a git workspace with a runtime that runs processes. */
   worktreeRepo(): string | undefined;
-  /** A launch with a fresh agent id; `worktree` puts it in its own worktree of `worktreeRepo()` (which must be defined). */
+  /** A launch with a fresh agent id (draw it when the call runs, not in resolve); `worktree` puts it in its own worktree of `worktreeRepo()` (which must be defined). */
   newLaunch(request: { readonly description: string; readonly prompt: string; readonly resolved: ResolvedSubagentProfile; readonly worktree?: boolean }): SubagentLaunch;
   /**
-   * The accesses of running the launch: a read-only child reads the workspace; a writing one
-   * writes it and runs processes; an isolated one reads the workspace and writes its worktree.
+   * The accesses of running a child: a read-only one reads the workspace; a writing one writes it
+   * and runs processes; an isolated one reads the workspace and writes the worktrees folder. They
+   * depend on no agent id, so resolving a call again (the executor does, right before it runs)
+   * gives the same accesses.
    */
-  accessesOf(launch: SubagentLaunch): ToolAccess[];
+  accessesOf(child: { readonly readOnly: boolean; readonly isolated: boolean }): ToolAccess[];
   /** Runs a child to its end and disposes it. Never throws: a failure is an outcome with `error`. */
   run(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome>;
   /** The child's final text cut at `maxChars`, the whole text saved in its data folder (`configKey` names the limit in the note). */

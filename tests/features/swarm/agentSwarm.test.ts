@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { outputText } from '../../../src/tool/contract';
@@ -284,5 +285,22 @@ describe('AgentSwarm approval and scheduling', () => {
     expect(ordered.map((r) => r.outcome)).toEqual(['executed', 'executed']);
     // The parent's Write (a few milliseconds alone) waited for the swarm (over 200 ms).
     expect(h.events.indexOf('finished:swarm2:executed')).toBeLessThan(h.events.indexOf('finished:write:executed'));
+  });
+
+  test('isolation "worktree": each child gets its own worktree (removed when unchanged); a writing swarm asks once, its accesses stable across resolutions', async () => {
+    const git = (...args: string[]) => execFileSync('git', ['-C', fx.dir, ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'a\n');
+    git('add', '.');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'init');
+    const host = approveAll();
+    const runner = new TracingRunner(() => ({ text: 'ok' }));
+    const h = open(runner, { host });
+    const result = await h.call('AgentSwarm', swarm(['a', 'b'], { subagent_type: 'general', isolation: 'worktree' }));
+    expect(result.isError).toBe(false);
+    expect(host.approvals).toHaveLength(1);
+    expect(new Set(runner.requests.map((r) => r.child.cwd)).size).toBe(2);
+    expect(runner.requests.every((r) => r.child.cwd.includes(`${nodePath.sep}worktrees${nodePath.sep}`))).toBe(true);
+    expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 });
