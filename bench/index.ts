@@ -15,6 +15,7 @@ import { planBench } from './plan.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 import { webBench } from './web.bench';
+import { swarmBench } from './swarm.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   media: mediaBench,
   startup: startupBench,
   web: webBench,
+  swarm: swarmBench,
 };
 
 async function main(): Promise<void> {

@@ -290,6 +290,7 @@ export {
   type SubagentUsage,
 } from './tools/agent';
 export { createNotifyFeature, INotifyUserTool, INotificationLimiter } from './features/notify';
+export { createSwarmFeature, IAgentSwarmTool, swarmConfig, type SwarmConfig } from './features/swarm';
 export {
   createMcpFeature,
   mcpServersConfig,

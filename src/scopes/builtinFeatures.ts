@@ -8,6 +8,7 @@ import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
 import { createSkillsFeature } from '../features/skills/skillsFeature';
 import { createSubagentRunnerFeature } from '../features/subagentRunner/subagentRunnerFeature';
+import { createSwarmFeature } from '../features/swarm/swarmFeature';
 import { createAgentFeature } from '../tools/agent/agentFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
@@ -39,6 +40,7 @@ const createBuiltinFeatures = () =>
     createWebSearchFeature(),
     createAgentFeature(),
     createSubagentRunnerFeature(),
+    createSwarmFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

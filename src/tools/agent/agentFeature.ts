@@ -3,7 +3,7 @@ import { Feature } from '../../di/feature';
 import { agentConfig } from './agentConfig';
 import { agentTool } from './agentTool';
 import { AgentSubagentService } from './agentSubagentService';
-import { ISubagentRunnerService } from './contract';
+import { IAgentSubagentService, ISubagentRunnerService } from './contract';
 import { ISubagentLineage, MAIN_AGENT_LINEAGE } from './lineage';
 import { SubagentRunnerService } from './subagentRunnerService';
 
@@ -18,6 +18,7 @@ export function createAgentFeature() {
     .bindAgent(({ bind }) => {
       bind(ISubagentLineage).toConstantValue(MAIN_AGENT_LINEAGE);
       bind(AgentSubagentService).toSelf().inSingletonScope();
+      bind(IAgentSubagentService).toService(AgentSubagentService);
       // It follows the runner slot to recompute the active tools: every agent constructs it at once.
       bind(IAgentStartup).toService(AgentSubagentService);
     })

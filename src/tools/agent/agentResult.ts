@@ -2,21 +2,21 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { formatCount, formatDuration, wrapInTag } from '../../base/strings';
 import type { ToolResult } from '../../tool/contract';
-import type { SubagentOutcome } from './agentSubagentService';
+import type { SubagentOutcome } from './contract';
 
 export const RESULT_TAG = 'agent_result';
 
-/** The final text, cut at `maxChars` with the full text kept in the child's data folder. */
-function cappedText(outcome: SubagentOutcome, maxChars: number): { text: string; fullPath?: string } {
+/** The final text, cut at `maxChars` with the full text kept in the child's data folder; `configKey` names the limit. */
+export function cappedText(outcome: Pick<SubagentOutcome, 'text' | 'dataDir'>, maxChars: number, configKey: string): { text: string; fullPath?: string } {
   if (outcome.text.length <= maxChars) return { text: outcome.text };
   const fullPath = nodePath.join(outcome.dataDir, `result-${Date.now()}.md`);
   try {
     fs.mkdirSync(outcome.dataDir, { recursive: true });
     fs.writeFileSync(fullPath, outcome.text);
   } catch {
-    return { text: `${outcome.text.slice(0, maxChars)}\n[… ${formatCount(outcome.text.length - maxChars)} more characters were cut (agent.maxResultChars); the full text could not be saved.]` };
+    return { text: `${outcome.text.slice(0, maxChars)}\n[… ${formatCount(outcome.text.length - maxChars)} more characters were cut (${configKey}); the full text could not be saved.]` };
   }
-  return { text: `${outcome.text.slice(0, maxChars)}\n[… ${formatCount(outcome.text.length - maxChars)} more characters cut (agent.maxResultChars); Read ${fullPath} for all of it.]`, fullPath };
+  return { text: `${outcome.text.slice(0, maxChars)}\n[… ${formatCount(outcome.text.length - maxChars)} more characters cut (${configKey}); Read ${fullPath} for all of it.]`, fullPath };
 }
 
 /** `key: value` lines, a blank line, then `<agent_result>` with the child's text escaped and capped. */
@@ -26,7 +26,7 @@ export function formatOutcome(outcome: SubagentOutcome, options: { readonly cwd:
     return relative && !relative.startsWith('..') && !nodePath.isAbsolute(relative) ? relative : path;
   };
   const files = outcome.filesChanged.map(shown);
-  const { text, fullPath } = cappedText(outcome, options.maxResultChars);
+  const { text, fullPath } = cappedText(outcome, options.maxResultChars, 'agent.maxResultChars');
   const lines = [`agent_id: ${outcome.agentId}`, `subagent_type: ${outcome.profileName}`, `status: ${outcome.status}`];
   if (outcome.turns !== undefined) lines.push(`turns: ${outcome.turns}`);
   lines.push(`duration: ${formatDuration(outcome.durationMs)}`);

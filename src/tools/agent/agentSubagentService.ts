@@ -12,15 +12,26 @@ import { IConfigService } from '../../services/config/config';
 import { ISessionInteractionService } from '../../services/interaction/interaction';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../../services/toolActivation/toolActivation';
-import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
+import { IAgentToolRegistryService } from '../../services/toolRegistry/toolRegistry';
+import { type AgentOptions, IAgentOptions, IAgentWorkspaceService } from '../../services/workspace/workspace';
+import { type ToolAccess, ToolAccesses } from '../../tool/accesses';
 import { IAgentPlanModeService, PLAN_GUARD_ORDER } from '../../features/plan/contract';
 import { agentConfig } from './agentConfig';
 import { createAgentHandle } from './agentHandle';
-import { ISubagentRunnerService, type SubagentRunResult, type SubagentUsage } from './contract';
+import { cappedText } from './agentResult';
+import {
+  type IAgentSubagentService,
+  ISubagentRunnerService,
+  type ResolvedSubagentProfile,
+  type SubagentLaunch,
+  type SubagentOutcome,
+  type SubagentRunListener,
+  type SubagentRunResult,
+} from './contract';
 import { ISubagentLineage, type SubagentLineage } from './lineage';
 import { SubagentInteractionService } from './subagentInteractions';
-import type { ResolvedSubagentProfile } from './subagentProfiles';
-import { createWorktree, finishWorktree, type Worktree } from './worktree';
+import { resolveSubagentProfile, subagentProfiles } from './subagentProfiles';
+import { createWorktree, finishWorktree, gitWorkTreeRoot, type Worktree } from './worktree';
 
 /** One child this agent started: what `resume` needs. */
 interface ChildRecord {
@@ -30,33 +41,6 @@ interface ChildRecord {
   conversation?: JsonValue;
 }
 
-/** What the Agent tool asks for: a resolved call. */
-export interface SubagentLaunch {
-  readonly agentId: string;
-  readonly description: string;
-  readonly prompt: string;
-  readonly resolved: ResolvedSubagentProfile;
-  /** Under isolation: the worktree folder to create (and the repository it belongs to). */
-  readonly worktree?: { readonly path: string; readonly repoDir: string };
-}
-
-export interface SubagentOutcome {
-  readonly agentId: string;
-  readonly profileName: string;
-  readonly status: SubagentRunResult['status'];
-  readonly text: string;
-  readonly turns?: number;
-  readonly usage?: SubagentUsage;
-  readonly durationMs: number;
-  /** Canonical paths the child wrote (its successful calls' declared file writes), in order. */
-  readonly filesChanged: readonly string[];
-  readonly error?: string;
-  readonly worktree?: Worktree & { readonly kept: boolean };
-  /** Where the child's data (and the full result) lives. */
-  readonly dataDir: string;
-}
-
-export type SubagentProgress = (text: string) => void;
 
 function randomBase36(length: number): string {
   let out = '';
@@ -70,7 +54,7 @@ function randomBase36(length: number): string {
  * `resume` needs. Disposing the parent aborts every running child.
  */
 @injectable()
-export class AgentSubagentService {
+export class AgentSubagentService implements IAgentSubagentService {
   private readonly children = new Map<string, ChildRecord>();
   private readonly running = new Set<AbortController>();
   private readonly disposables = new DisposableStore();
@@ -86,6 +70,8 @@ export class AgentSubagentService {
     @inject(IAgentServiceAccessor) private readonly services: ServiceAccessor,
     @inject(ISubagentLineage) readonly lineage: SubagentLineage,
     @inject(IAgentToolActivationService) activation: IAgentToolActivationService,
+    @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentPlanModeService) @optional() private readonly planMode: IAgentPlanModeService | undefined,
   ) {
     this.options = options;
@@ -95,6 +81,54 @@ export class AgentSubagentService {
 
   get hasRunner(): boolean {
     return this.runners.current !== undefined;
+  }
+
+  /** Offered at all: below the depth limit with a runner bound (the `when` of Agent and AgentSwarm). */
+  get canStart(): boolean {
+    return this.unavailableReason() === undefined;
+  }
+
+  unavailableReason(): string | undefined {
+    const { maxDepth } = this.config.section(agentConfig);
+    if (this.lineage.depth >= maxDepth) return `Subagents cannot start subagents (agent.maxDepth ${maxDepth}).`;
+    if (!this.hasRunner) return 'No subagent runner is bound to this App, so subagents cannot run; do the work yourself.';
+    return undefined;
+  }
+
+  profileNames(): string[] {
+    return [...subagentProfiles(this.config.section(agentConfig)).keys()];
+  }
+
+  resolveProfile(name: string): ResolvedSubagentProfile | undefined {
+    return resolveSubagentProfile(name, this.config.section(agentConfig), this.registry);
+  }
+
+  worktreeRepo(): string | undefined {
+    return this.runtime.has('process') ? gitWorkTreeRoot(this.workspace.cwd) : undefined;
+  }
+
+  newLaunch(request: { readonly description: string; readonly prompt: string; readonly resolved: ResolvedSubagentProfile; readonly worktree?: boolean }): SubagentLaunch {
+    const agentId = this.newAgentId();
+    const repoDir = request.worktree === true ? this.worktreeRepo() : undefined;
+    if (request.worktree === true && repoDir === undefined) throw new Error('newLaunch: isolation "worktree" needs worktreeRepo(); check it first.');
+    return {
+      agentId,
+      description: request.description,
+      prompt: request.prompt,
+      resolved: request.resolved,
+      ...(repoDir !== undefined ? { worktree: { path: this.worktreePathOf(agentId), repoDir } } : {}),
+    };
+  }
+
+  accessesOf(child: { readonly readOnly: boolean; readonly isolated: boolean }): ToolAccess[] {
+    const roots = [this.workspace.cwd, ...this.workspace.additionalDirs];
+    if (child.isolated) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(nodePath.join(this.options.dataDir, 'worktrees'))];
+    if (child.readOnly) return roots.map((root) => ToolAccesses.readTree(root));
+    return [...roots.map((root) => ToolAccesses.writeTree(root)), ToolAccesses.process()];
+  }
+
+  capText(outcome: SubagentOutcome, maxChars: number, configKey: string): { readonly text: string; readonly fullPath?: string } {
+    return cappedText(outcome, maxChars, configKey);
   }
 
   newAgentId(): string {
@@ -122,7 +156,7 @@ export class AgentSubagentService {
   }
 
   /** Runs a child to its end. Never throws: a failure is an outcome with `error`. */
-  async run(launch: SubagentLaunch, signal: AbortSignal, progress: SubagentProgress): Promise<SubagentOutcome> {
+  async run(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome> {
     const { agentId } = launch;
     const record = this.children.get(agentId) ?? { agentId, profileName: launch.resolved.profile.name, running: false };
     this.children.set(agentId, record);
@@ -132,7 +166,7 @@ export class AgentSubagentService {
     const made: { worktree?: Worktree; child?: ScopedAgent } = {};
     let outcome: SubagentOutcome;
     try {
-      outcome = await this.play(launch, record, AbortSignal.any([signal, controller.signal]), progress, made);
+      outcome = await this.play(launch, record, AbortSignal.any([signal, controller.signal]), listener, made);
     } finally {
       await made.child?.dispose();
       this.running.delete(controller);
@@ -148,7 +182,7 @@ export class AgentSubagentService {
     launch: SubagentLaunch,
     record: ChildRecord,
     signal: AbortSignal,
-    progress: SubagentProgress,
+    { progress, onEvent }: SubagentRunListener,
     made: { worktree?: Worktree; child?: ScopedAgent },
   ): Promise<SubagentOutcome> {
     const started = Date.now();
@@ -194,6 +228,7 @@ export class AgentSubagentService {
         profile: launch.resolved.profile,
         signal: runSignal,
         onEvent: (event) => {
+          onEvent?.(event);
           if (event.type === 'turn') progress(`turn ${event.turn}`);
           else if (event.type === 'rate_limited') progress(`rate limited; retrying in ${formatDuration(event.retryAfterMs)}`);
         },
@@ -210,7 +245,12 @@ export class AgentSubagentService {
     const details = { text: result.text, ...(result.turns !== undefined ? { turns: result.turns } : {}), ...(result.usage ? { usage: result.usage } : {}) };
     if (timeout.signal.aborted && !signal.aborted) return end({ status: 'failed', ...details, error: `The subagent timed out after ${formatDuration(timeoutMs)} (agent.timeoutS).` });
     if (signal.aborted) return end({ status: 'aborted', ...details, error: 'The subagent was aborted.' });
-    return end({ status: result.status, ...details, ...(result.error !== undefined ? { error: result.error } : {}) });
+    return end({
+      status: result.status,
+      ...details,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+      ...(result.status === 'failed' && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+    });
   }
 
   private createChild(launch: SubagentLaunch, cwd: string): ScopedAgent {

@@ -2,10 +2,8 @@ import { inject, injectable, optional } from 'inversify';
 import { createServiceId } from '../../di/serviceId';
 import { registerAgentToolService } from '../../di/toolContribution';
 import { IConfigService } from '../../services/config/config';
-import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentToolRegistryService } from '../../services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
-import { type ToolAccess, ToolAccesses } from '../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
@@ -14,9 +12,8 @@ import { IAgentTaskService, TaskLimitError } from '../task/contract';
 import { agentConfig } from './agentConfig';
 import { formatOutcome } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
-import { AgentSubagentService, type SubagentLaunch } from './agentSubagentService';
-import { resolveSubagentProfile, subagentProfiles } from './subagentProfiles';
-import { gitWorkTreeRoot } from './worktree';
+import { AgentSubagentService } from './agentSubagentService';
+import type { SubagentLaunch } from './contract';
 
 const BACKGROUND_TOOLS = ['TaskOutput', 'TaskStop', 'WaitFor'] as const;
 const schemaCache = new Map<string, JsonSchema>();
@@ -30,22 +27,20 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(AgentSubagentService) private readonly subagents: AgentSubagentService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
-    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentTaskService) @optional() private readonly tasks: IAgentTaskService | undefined,
   ) {}
 
   private get profileNames(): string[] {
-    return [...subagentProfiles(this.config.section(agentConfig)).keys()];
+    return this.subagents.profileNames();
   }
 
   private get backgroundAvailable(): boolean {
     return this.tasks !== undefined && BACKGROUND_TOOLS.every((name) => this.registry.get(name) !== undefined);
   }
 
-  /** The repository a worktree would be made in: only for a git workspace and a runtime that runs processes. */
   private get worktreeRepo(): string | undefined {
-    return this.runtime.has('process') ? gitWorkTreeRoot(this.workspace.cwd) : undefined;
+    return this.subagents.worktreeRepo();
   }
 
   get parameters(): JsonSchema {
@@ -60,9 +55,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
   }
 
   get description(): string {
-    const config = this.config.section(agentConfig);
-    const profiles = [...subagentProfiles(config).keys()].map((name) => {
-      const resolved = resolveSubagentProfile(name, config, this.registry)!;
+    const profiles = this.profileNames.map((name) => {
+      const resolved = this.subagents.resolveProfile(name)!;
       return `- \`${name}\` (${resolved.profile.readOnly ? 'read-only' : 'writes'}): ${resolved.profile.description}`;
     });
     return renderPrompt(loadDescriptionTemplate(__dirname, 'agent.md'), {
@@ -75,9 +69,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
   }
 
   resolveExecution(input: AgentInput): ToolExecution {
-    const config = this.config.section(agentConfig);
-    if (this.subagents.lineage.depth >= config.maxDepth) return toolError(`Subagents cannot start subagents (agent.maxDepth ${config.maxDepth}).`);
-    if (!this.subagents.hasRunner) return toolError('No subagent runner is bound to this App, so subagents cannot run; do the work yourself.');
+    const unavailable = this.subagents.unavailableReason();
+    if (unavailable !== undefined) return toolError(unavailable);
     if (input.resume !== undefined && input.subagent_type !== undefined) {
       return toolError(`resume continues subagent ${input.resume} with the profile it had; leave out subagent_type (or start a new subagent without resume).`);
     }
@@ -97,7 +90,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       if (input.subagent_type === undefined) return toolError(`Give subagent_type (one of: ${this.profileNames.join(', ')}), or resume with the agent_id of an earlier subagent.`);
       profileName = input.subagent_type;
     }
-    const resolved = resolveSubagentProfile(profileName, config, this.registry);
+    const resolved = this.subagents.resolveProfile(profileName);
     if (!resolved) return toolError(`subagent_type "${profileName}" is not a profile; use one of: ${this.profileNames.join(', ')}.`);
     if (input.run_in_background === true && !this.backgroundAvailable) {
       return toolError('Background subagents are not available here (the task tools are not active); run it in the foreground.');
@@ -116,7 +109,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     };
     const background = input.run_in_background === true;
     return {
-      accesses: this.accessesOf(resolved.profile.readOnly, repoDir !== undefined),
+      accesses: this.subagents.accessesOf({ readOnly: resolved.profile.readOnly, isolated: repoDir !== undefined }),
       approval: 'auto',
       approvalRule: `${AGENT_TOOL_NAME}(${profileName})`,
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
@@ -126,16 +119,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     };
   }
 
-  /** A read-only child reads the workspace; a writing one writes it and runs processes; an isolated one writes its worktree. */
-  private accessesOf(readOnly: boolean, isolated: boolean): ToolAccess[] {
-    const roots = [this.workspace.cwd, ...this.workspace.additionalDirs];
-    if (isolated) return [...roots.map((root) => ToolAccesses.readTree(root)), ToolAccesses.writeTree(this.subagents.worktreesRoot)];
-    if (readOnly) return roots.map((root) => ToolAccesses.readTree(root));
-    return [...roots.map((root) => ToolAccesses.writeTree(root)), ToolAccesses.process()];
-  }
-
   private async runInForeground(launch: SubagentLaunch, signal: AbortSignal, progress: (text: string) => void): Promise<ToolResult> {
-    const outcome = await this.subagents.run(launch, signal, progress);
+    const outcome = await this.subagents.run(launch, signal, { progress });
     return formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
   }
 
@@ -149,7 +134,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
         agentId: launch.agentId,
         cwd: launch.worktree?.path ?? this.workspace.cwd,
         run: async (signal, log) => {
-          const outcome = await this.subagents.run(launch, signal, (text) => log(`[${text}]\n`));
+          const outcome = await this.subagents.run(launch, signal, { progress: (text) => log(`[${text}]\n`) });
           const result = formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
           log(result.output as string);
           return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.error !== undefined ? { stopReason: outcome.error } : {}) };
@@ -178,8 +163,5 @@ export const agentTool = registerAgentToolService(IAgentTool, AgentTool, {
   approval: 'auto',
   samples: AGENT_SAMPLES,
   // Offered only while a runner is bound, and not past the depth limit (subagents get none by default).
-  when: (accessor) => {
-    const subagents = accessor.get(AgentSubagentService);
-    return subagents.hasRunner && subagents.lineage.depth < accessor.get(IConfigService).section(agentConfig).maxDepth;
-  },
+  when: (accessor) => accessor.get(AgentSubagentService).canStart,
 });

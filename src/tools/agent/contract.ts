@@ -11,6 +11,9 @@ import type {
   ToolProgressEvent,
 } from '../../services/executor/toolExecutor';
 import type { ModelToolInfo } from '../../services/toolSelect/toolSelect';
+import type { ToolAccess } from '../../tool/accesses';
+import type { ToolPolicy } from '../../toolPolicy/evaluate';
+import type { Worktree } from './worktree';
 
 /**
  * The subagent port: toolhost builds the child agent (its tools, policy, approvals, locks) and
@@ -163,3 +166,74 @@ export interface ISubagentRunnerService {
   readonly onDidChange: Event<ISubagentRunner | undefined>;
 }
 export const ISubagentRunnerService = createServiceId<ISubagentRunnerService>('SubagentRunnerService');
+
+/** A profile ready to start a child with: what the runner sees, and the child's tool policy. */
+export interface ResolvedSubagentProfile {
+  readonly profile: SubagentProfile;
+  readonly policy: ToolPolicy;
+}
+
+/** One child to start: what Agent and AgentSwarm hand to `IAgentSubagentService.run`. */
+export interface SubagentLaunch {
+  readonly agentId: string;
+  readonly description: string;
+  readonly prompt: string;
+  readonly resolved: ResolvedSubagentProfile;
+  /** Under isolation: the worktree folder to create (and the repository it belongs to). */
+  readonly worktree?: { readonly path: string; readonly repoDir: string };
+}
+
+/** How a child's run ended, as Agent and AgentSwarm format it. */
+export interface SubagentOutcome {
+  readonly agentId: string;
+  readonly profileName: string;
+  readonly status: SubagentRunStatus;
+  readonly text: string;
+  readonly turns?: number;
+  readonly usage?: SubagentUsage;
+  readonly durationMs: number;
+  /** Canonical paths the child wrote (its successful calls' declared file writes), in order. */
+  readonly filesChanged: readonly string[];
+  readonly error?: string;
+  /** The runner's `retryAfterMs`: it failed because the provider rate-limited it. */
+  readonly retryAfterMs?: number;
+  readonly worktree?: Worktree & { readonly kept: boolean };
+  /** Where the child's data (and the full result) lives. */
+  readonly dataDir: string;
+}
+
+/** What a caller of `run` hears while the child runs. */
+export interface SubagentRunListener {
+  /** A line for the call's progress (`turn 3`, `rate limited; retrying in 2 s`). */
+  readonly progress: (text: string) => void;
+  /** The runner's events as they come (AgentSwarm paces its launches by `rate_limited`). */
+  readonly onEvent?: (event: SubagentRunEvent) => void;
+}
+
+/**
+ * The subagents of one agent (Agent scope): the one place children are checked, created, run and
+ * ended, shared by the Agent tool and AgentSwarm so both start children the same way.
+ */
+export interface IAgentSubagentService {
+  /** Why this agent cannot start subagents now (depth limit, no runner), as an error for the model; undefined when it can. */
+  unavailableReason(): string | undefined;
+  /** The profile names, sorted (the `subagent_type` enum). */
+  profileNames(): string[];
+  resolveProfile(name: string): ResolvedSubagentProfile | undefined;
+  /** The repository `isolation: "worktree"` would use: only a git workspace with a runtime that runs processes. */
+  worktreeRepo(): string | undefined;
+  /** A launch with a fresh agent id (draw it when the call runs, not in resolve); `worktree` puts it in its own worktree of `worktreeRepo()` (which must be defined). */
+  newLaunch(request: { readonly description: string; readonly prompt: string; readonly resolved: ResolvedSubagentProfile; readonly worktree?: boolean }): SubagentLaunch;
+  /**
+   * The accesses of running a child: a read-only one reads the workspace; a writing one writes it
+   * and runs processes; an isolated one reads the workspace and writes the worktrees folder. They
+   * depend on no agent id, so resolving a call again (the executor does, right before it runs)
+   * gives the same accesses.
+   */
+  accessesOf(child: { readonly readOnly: boolean; readonly isolated: boolean }): ToolAccess[];
+  /** Runs a child to its end and disposes it. Never throws: a failure is an outcome with `error`. */
+  run(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome>;
+  /** The child's final text cut at `maxChars`, the whole text saved in its data folder (`configKey` names the limit in the note). */
+  capText(outcome: SubagentOutcome, maxChars: number, configKey: string): { readonly text: string; readonly fullPath?: string };
+}
+export const IAgentSubagentService = createServiceId<IAgentSubagentService>('AgentSubagentService');

@@ -1,13 +1,6 @@
 import type { IAgentToolRegistryService } from '../../services/toolRegistry/toolRegistry';
-import type { ToolPolicy } from '../../toolPolicy/evaluate';
 import { type AgentConfig, DEFAULT_SUBAGENT_PROFILES, type SubagentProfileConfig } from './agentConfig';
-import type { SubagentProfile } from './contract';
-
-/** A profile ready to start a child with: what the runner sees, and the child's tool policy. */
-export interface ResolvedSubagentProfile {
-  readonly profile: SubagentProfile;
-  readonly policy: ToolPolicy;
-}
+import type { ResolvedSubagentProfile } from './contract';
 
 /** The profiles by name, builtin ones first, config ones over them; sorted by name. */
 export function subagentProfiles(config: AgentConfig): ReadonlyMap<string, SubagentProfileConfig> {
