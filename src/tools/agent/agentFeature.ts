@@ -3,7 +3,8 @@ import { Feature } from '../../di/feature';
 import { agentConfig } from './agentConfig';
 import { agentTool } from './agentTool';
 import { AgentSubagentService } from './agentSubagentService';
-import { ISubagentRunnerService } from './contract';
+import { ISubagentLauncher, ISubagentRunnerService } from './contract';
+import { SubagentLauncher } from './subagentLauncher';
 import { ISubagentLineage, MAIN_AGENT_LINEAGE } from './lineage';
 import { SubagentRunnerService } from './subagentRunnerService';
 
@@ -18,6 +19,7 @@ export function createAgentFeature() {
     .bindAgent(({ bind }) => {
       bind(ISubagentLineage).toConstantValue(MAIN_AGENT_LINEAGE);
       bind(AgentSubagentService).toSelf().inSingletonScope();
+      bind(ISubagentLauncher).to(SubagentLauncher).inSingletonScope();
       // It follows the runner slot to recompute the active tools: every agent constructs it at once.
       bind(IAgentStartup).toService(AgentSubagentService);
     })

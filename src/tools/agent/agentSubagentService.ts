@@ -39,6 +39,8 @@ export interface SubagentLaunch {
   readonly resolved: ResolvedSubagentProfile;
   /** Under isolation: the worktree folder to create (and the repository it belongs to). */
   readonly worktree?: { readonly path: string; readonly repoDir: string };
+  /** Without a worktree: the child's working directory (default the parent's). */
+  readonly cwd?: string;
 }
 
 export interface SubagentOutcome {
@@ -113,6 +115,11 @@ export class AgentSubagentService {
     return nodePath.join(this.options.dataDir, 'subagents', agentId);
   }
 
+  /** The parent's working directory (a child's default). */
+  get lineageCwd(): string {
+    return this.options.cwd;
+  }
+
   /** The folder holding this agent's children's worktrees. */
   get worktreesRoot(): string {
     return nodePath.join(this.options.dataDir, 'worktrees');
@@ -172,7 +179,7 @@ export class AgentSubagentService {
         return end({ status: 'failed', text: '', error: `The worktree could not be created: ${errorMessage(error)}` });
       }
     }
-    const cwd = made.worktree?.path ?? this.options.cwd;
+    const cwd = made.worktree?.path ?? launch.cwd ?? this.options.cwd;
     const child = (made.child = this.createChild(launch, cwd));
     child.executor.onDidExecuteTool((ctx) => {
       if (ctx.outcome !== 'executed' || ctx.result.isError) return;
