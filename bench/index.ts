@@ -11,6 +11,7 @@ import { grepFilesBench } from './grepFiles.bench';
 import { planBench } from './plan.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
+import { towerBench } from './tower.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   glob: globBench,
   mcp: mcpBench,
   startup: startupBench,
+  tower: towerBench,
 };
 
 async function main(): Promise<void> {

@@ -50,7 +50,7 @@ describe('provider formats', () => {
     const { app, agent } = fx.open({
       builtins: true,
       interactions,
-      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1', TOOLHOST_EXPERIMENTAL_TOWER: '1' },
       modelCapabilities: ['dynamically_loaded_tools'],
       appOverrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
     });

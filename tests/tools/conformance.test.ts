@@ -25,7 +25,7 @@ function allBuiltins() {
   // A subagent runner bound, so Agent is active.
   const app = createApp({
     features: builtinFeatures(),
-    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1', TOOLHOST_EXPERIMENTAL_TOWER: '1' },
     overrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
   });
   // A host that answers questions, takes notifications and reviews plans, so AskUserQuestion, NotifyUser and EnterPlanMode are active.
