@@ -1,5 +1,5 @@
 import * as nodePath from 'node:path';
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable, optional, preDestroy } from 'inversify';
 import { isErrnoException } from '../../base/errors';
 import type { RuntimeFs } from '../../base/fs/runtimeFs';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
@@ -80,6 +80,12 @@ export class AgentTowerService {
     @inject(ITowerStateStore) private readonly store: TowerStateStore,
     @inject(ISubagentLauncher) @optional() private readonly launcher: ISubagentLauncher | undefined,
   ) {}
+
+  /** An ended agent's session is no longer live: another main agent may adopt its workspace. */
+  @preDestroy()
+  dispose(): void {
+    this.store.liveOwners.delete(this.options.id);
+  }
 
   get isMain(): boolean {
     return isMainAgent(this.options);

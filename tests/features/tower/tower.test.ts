@@ -6,7 +6,7 @@ import { TOWER_FLAG } from '../../../src/features/tower/contract';
 import { outputText } from '../../../src/tool/contract';
 import { ISubagentRunnerService, type SubagentRunRequest } from '../../../src/tools/agent/contract';
 import { ScriptedSubagentRunner, type SubagentScript } from '../../../src/tools/agent/scriptedRunner';
-import { type Harness, useAgent } from '../../helpers/agentHarness';
+import { callTool, type Harness, useAgent } from '../../helpers/agentHarness';
 import { FakeHost, approveAll } from '../../helpers/fakeHost';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 
@@ -59,6 +59,19 @@ describe('Tower (experimental)', () => {
     expect(state()).toMatchObject({ version: 1, active: true, baseBranch: 'main', owner: 'main' });
     // .tower/ stays out of git status
     expect(git(fx.dir, 'status', '--porcelain')).toBe('');
+  });
+
+  test('a workspace owned by a live main agent is refused to another; once that agent ended, the other adopts it', async () => {
+    const { h } = open();
+    await out(h, 'TowerInit', {});
+    const other = h.app.createAgent({ id: 'other', cwd: fx.dir, dataDir: nodePath.join(fx.dir, '.other-data') });
+    const init = () => callTool(other, 'TowerInit', {});
+    expect(outputText((await init()).output)).toBe('tower workspace is owned by a live session (main); run Tower tools from that agent, or let it run TowerTeardown first.');
+    await h.agent.dispose();
+    const adopted = await init();
+    expect(outputText(adopted.output)).toContain('status: initialized');
+    expect(state().owner).toBe('other');
+    await other.dispose();
   });
 
   test('TowerPlan assigns ids, branches and worktrees; overlapping build scopes (glob semantics) and unknown deps are refused', async () => {
