@@ -16,6 +16,7 @@ import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 import { webBench } from './web.bench';
 import { swarmBench } from './swarm.bench';
+import { towerBench } from './tower.bench';
 
 /** `npm run bench [name ...]`: prints figures next to their baselines; asserts nothing. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -38,6 +39,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   startup: startupBench,
   web: webBench,
   swarm: swarmBench,
+  tower: towerBench,
 };
 
 async function main(): Promise<void> {

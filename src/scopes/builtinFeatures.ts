@@ -9,6 +9,7 @@ import { createPlanFeature } from '../features/plan/planFeature';
 import { createSkillsFeature } from '../features/skills/skillsFeature';
 import { createSubagentRunnerFeature } from '../features/subagentRunner/subagentRunnerFeature';
 import { createSwarmFeature } from '../features/swarm/swarmFeature';
+import { createTowerFeature } from '../features/tower/towerFeature';
 import { createAgentFeature } from '../tools/agent/agentFeature';
 import { createAskUserFeature } from '../tools/askUser/askUserFeature';
 import { createEditToolFeature } from '../tools/edit/editFeature';
@@ -41,6 +42,7 @@ const createBuiltinFeatures = () =>
     createAgentFeature(),
     createSubagentRunnerFeature(),
     createSwarmFeature(),
+    createTowerFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */

@@ -57,7 +57,7 @@ describe('provider formats', () => {
       builtins: true,
       config: { webSearch },
       interactions,
-      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+      env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1', TOOLHOST_EXPERIMENTAL_TOWER: '1' },
       modelCapabilities: ['dynamically_loaded_tools'],
       overrides: (c) => c.rebind(IAgentPromptInjection).toConstantValue({ enqueue: () => 'dropped' }),
       // A subagent runner, so Agent is listed too.

@@ -27,7 +27,7 @@ function allBuiltins() {
   // A search provider configured (never contacted: samples resolve without I/O), so WebSearch is active; a subagent runner bound, so Agent is active.
   const app = createApp({
     features: builtinFeatures(),
-    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1' },
+    env: { TOOLHOST_EXPERIMENTAL_TOOL_SELECT: '1', TOOLHOST_EXPERIMENTAL_TOWER: '1' },
     config: { webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:9' } } },
     overrides: (c) => c.bind(ISubagentRunner).toConstantValue(new ScriptedSubagentRunner({ text: 'done' })),
   });

@@ -1,7 +1,7 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import type { RuntimeCapability } from '../../di/toolContribution';
-import { type IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs } from './runtime';
+import { type IAgentRuntimeService, IInitialRuntime, type Runtime, type RuntimeFs, type RuntimeProcess } from './runtime';
 
 @injectable()
 export class AgentRuntimeService implements IAgentRuntimeService {
@@ -33,6 +33,11 @@ export class AgentRuntimeService implements IAgentRuntimeService {
   requireFs(): RuntimeFs {
     if (!this.has('fs') || !this.runtime.fs) throw new Error(`The runtime "${this.runtime.name}" has no file system.`);
     return this.runtime.fs;
+  }
+
+  requireProcess(): RuntimeProcess {
+    if (!this.has('process') || !this.runtime.process) throw new Error(`The runtime "${this.runtime.name}" cannot run processes.`);
+    return this.runtime.process;
   }
 
   switch(runtime: Runtime): void {

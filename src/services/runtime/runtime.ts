@@ -6,12 +6,36 @@ import type { RuntimeFs } from '../../base/fs/runtimeFs';
 
 export type { RuntimeFs };
 
+/** How a runtime runs one program to its end (no shell): its exit code and captured output. */
+export interface RuntimeExecOptions {
+  readonly cwd: string;
+  /** Killed after this long (default 60 s). */
+  readonly timeoutMs?: number;
+  /** Each of stdout and stderr is kept up to this many bytes (default 16 MiB). */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface RuntimeExecResult {
+  /** The exit code; null when it was killed by a signal (timeout, abort). */
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Process operations of a runtime: present when `process` is among the capabilities. */
+export interface RuntimeProcess {
+  exec(file: string, args: readonly string[], options: RuntimeExecOptions): Promise<RuntimeExecResult>;
+}
+
 /** Where tools run: the local machine, or something a host plugs in. */
 export interface Runtime {
   readonly name: string;
   readonly capabilities: readonly RuntimeCapability[];
   /** Present when `fs` is among the capabilities. */
   readonly fs?: RuntimeFs;
+  /** Present when `process` is among the capabilities. */
+  readonly process?: RuntimeProcess;
 }
 
 /** The agent's current runtime (Agent scope). It can be switched while the agent lives. */
@@ -23,6 +47,8 @@ export interface IAgentRuntimeService {
   isAvailable(capabilities: readonly RuntimeCapability[]): boolean;
   /** The runtime's fs; throws when the runtime has no `fs` capability. */
   requireFs(): RuntimeFs;
+  /** The runtime's process operations; throws when the runtime has no `process` capability. */
+  requireProcess(): RuntimeProcess;
   switch(runtime: Runtime): void;
   readonly onDidChange: Event<Runtime>;
 }

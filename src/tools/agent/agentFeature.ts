@@ -3,7 +3,8 @@ import { Feature } from '../../di/feature';
 import { agentConfig } from './agentConfig';
 import { agentTool } from './agentTool';
 import { AgentSubagentService } from './agentSubagentService';
-import { IAgentSubagentService, ISubagentRunnerService } from './contract';
+import { IAgentSubagentService, ISubagentLauncher, ISubagentRunnerService } from './contract';
+import { SubagentLauncher } from './subagentLauncher';
 import { ISubagentLineage, MAIN_AGENT_LINEAGE } from './lineage';
 import { SubagentRunnerService } from './subagentRunnerService';
 
@@ -19,6 +20,7 @@ export function createAgentFeature() {
       bind(ISubagentLineage).toConstantValue(MAIN_AGENT_LINEAGE);
       bind(AgentSubagentService).toSelf().inSingletonScope();
       bind(IAgentSubagentService).toService(AgentSubagentService);
+      bind(ISubagentLauncher).to(SubagentLauncher).inSingletonScope();
       // It follows the runner slot to recompute the active tools: every agent constructs it at once.
       bind(IAgentStartup).toService(AgentSubagentService);
     })

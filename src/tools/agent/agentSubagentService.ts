@@ -146,6 +146,11 @@ export class AgentSubagentService implements IAgentSubagentService {
     return nodePath.join(this.options.dataDir, 'subagents', agentId);
   }
 
+  /** The parent's working directory (a child's default). */
+  get lineageCwd(): string {
+    return this.options.cwd;
+  }
+
   /** The folder holding this agent's children's worktrees. */
   get worktreesRoot(): string {
     return nodePath.join(this.options.dataDir, 'worktrees');
@@ -205,7 +210,7 @@ export class AgentSubagentService implements IAgentSubagentService {
         return end({ status: 'failed', text: '', error: `The worktree could not be created: ${errorMessage(error)}` });
       }
     }
-    const cwd = made.worktree?.path ?? this.options.cwd;
+    const cwd = made.worktree?.path ?? launch.cwd ?? this.options.cwd;
     const child = (made.child = this.createChild(launch, cwd));
     child.executor.onDidExecuteTool((ctx) => {
       if (ctx.outcome !== 'executed' || ctx.result.isError) return;

@@ -181,6 +181,8 @@ export interface SubagentLaunch {
   readonly resolved: ResolvedSubagentProfile;
   /** Under isolation: the worktree folder to create (and the repository it belongs to). */
   readonly worktree?: { readonly path: string; readonly repoDir: string };
+  /** Without a worktree: the child's working directory (default the parent's). */
+  readonly cwd?: string;
 }
 
 /** How a child's run ended, as Agent and AgentSwarm format it. */
@@ -237,3 +239,42 @@ export interface IAgentSubagentService {
   capText(outcome: SubagentOutcome, maxChars: number, configKey: string): { readonly text: string; readonly fullPath?: string };
 }
 export const IAgentSubagentService = createServiceId<IAgentSubagentService>('AgentSubagentService');
+
+/** A detached subagent another feature starts (Tower workers): it runs as a background task of kind `agent`. */
+export interface DetachedSubagentRequest {
+  /** 3–80 characters, for the task list. */
+  readonly description: string;
+  readonly prompt: string;
+  /** A profile name (config `agent.profiles`), e.g. `general`. */
+  readonly profile: string;
+  /** The child's working directory (e.g. a worktree the caller made); default the parent's. */
+  readonly cwd?: string;
+  /** An id from newAgentId(), so the caller can record the child before it starts; default a new one. */
+  readonly agentId?: string;
+}
+
+export interface DetachedSubagent {
+  readonly agentId: string;
+  readonly taskId: string;
+  readonly profile: string;
+  /** Settles when the child ended (never rejects). */
+  readonly settled: Promise<{ readonly status: SubagentRunStatus; readonly error?: string }>;
+}
+
+/** Thrown by ISubagentLauncher.startDetached; the message says what to do instead. */
+export class SubagentLaunchError extends Error {
+  override readonly name = 'SubagentLaunchError';
+}
+
+/**
+ * Starts subagents for other features (Agent scope), with the parent's policy, grants and host as
+ * the Agent tool does; never an automatic approval mode.
+ */
+export interface ISubagentLauncher {
+  /** A runner is bound and background tasks are available. */
+  readonly available: boolean;
+  /** A fresh child agent id (`agent-…`) for startDetached's `agentId`. */
+  newAgentId(): string;
+  startDetached(request: DetachedSubagentRequest): DetachedSubagent;
+}
+export const ISubagentLauncher = createServiceId<ISubagentLauncher>('SubagentLauncher');
