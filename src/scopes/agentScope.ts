@@ -53,6 +53,7 @@ export class Agent implements ScopedAgent {
   readonly id: string;
   private readonly disposables = new DisposableStore();
   private disposed = false;
+  private temporaryDataDir: string | undefined;
 
   constructor(
     private readonly host: AgentHost,
@@ -66,7 +67,7 @@ export class Agent implements ScopedAgent {
       cwd,
       additionalDirs: (options.additionalDirs ?? []).map((d) => canonicalDirectory(nodePath.resolve(cwd, d), 'Additional directory')),
       homeDir: options.homeDir ?? os.homedir(),
-      dataDir: nodePath.resolve(options.dataDir ?? nodePath.join(os.tmpdir(), 'toolhost', `${process.pid}-${id}`)),
+      dataDir: options.dataDir !== undefined ? nodePath.resolve(options.dataDir) : this.createTemporaryDataDir(id),
       disabledTools: [...(options.disabledTools ?? [])],
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };
@@ -156,6 +157,17 @@ export class Agent implements ScopedAgent {
     }
   }
 
+  /**
+   * Without a dataDir the agent gets a fresh private folder of its own (0700, from mkdtemp): never
+   * one another agent, App or a later process with the same pid would also use, so no state
+   * (plan mode, cron jobs, todos) leaks between them. Durable state needs an explicit dataDir.
+   */
+  private createTemporaryDataDir(id: string): string {
+    const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), `toolhost-${id}-`));
+    this.temporaryDataDir = dir;
+    return dir;
+  }
+
   /** Runs the agent's disposers (tools, tasks, registrations); the App stays intact. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
@@ -163,5 +175,21 @@ export class Agent implements ScopedAgent {
     this.host.forget(this);
     this.disposables.dispose();
     await this.container.unbindAllAsync();
+    // A temporary data folder nothing was written to goes; one holding spilled output or logs stays,
+    // since results name those files.
+    if (this.temporaryDataDir !== undefined) removeIfEmpty(this.temporaryDataDir);
+  }
+}
+
+/** Removes a folder tree that holds only empty folders; leaves it as it is when it holds a file. */
+function removeIfEmpty(dir: string): void {
+  try {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) return;
+      removeIfEmpty(nodePath.join(dir, entry.name));
+    }
+    fs.rmdirSync(dir);
+  } catch {
+    // Not empty (a file appeared), or already gone: leave it.
   }
 }

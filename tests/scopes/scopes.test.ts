@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import { inject, injectable, preDestroy } from 'inversify';
+import { IAgentPlanModeService } from '../../src/features/plan/contract';
 import { z } from 'zod';
 import { createApp } from '../../src/scopes/appScope';
 import { Feature, defineFeature } from '../../src/di/feature';
@@ -221,5 +223,28 @@ describe('App and Agent scopes', () => {
     expect(a1.get(IAgentWorkspaceService).cwd).toBe(dir.path);
     expect(a1.get(IAgentWorkspaceService).dataDir).not.toBe(a2.get(IAgentWorkspaceService).dataDir);
     await app.dispose();
+  });
+
+  test('without a dataDir, agents of two Apps in one process never share a data folder (nor its state); an unused one is removed on dispose', async () => {
+    // Both Apps number their agents from 1: a folder named by pid and agent id was shared, so one
+    // App's plan mode (state "mode") switched on the other's agent.
+    const [app1, app2] = [createApp({ features: builtinFeatures() }), createApp({ features: builtinFeatures() })];
+    const first = app1.createAgent({ cwd: dir.path });
+    const second = app2.createAgent({ cwd: dir.path });
+    expect(first.id).toBe(second.id);
+    const [dir1, dir2] = [first.get(IAgentWorkspaceService).dataDir, second.get(IAgentWorkspaceService).dataDir];
+    expect(dir1).not.toBe(dir2);
+    expect(fs.statSync(dir1).mode & 0o777).toBe(0o700);
+    await first.get(IAgentPlanModeService).enter();
+    expect(await second.get(IAgentPlanModeService).current()).toBeUndefined();
+    const unused = app2.createAgent({ cwd: dir.path });
+    const unusedDir = unused.get(IAgentWorkspaceService).dataDir;
+    await unused.dispose();
+    expect(fs.existsSync(unusedDir)).toBe(false);
+    // The plan file is in the first agent's folder: it stays.
+    await first.dispose();
+    expect(fs.existsSync(dir1)).toBe(true);
+    fs.rmSync(dir1, { recursive: true, force: true });
+    await Promise.all([app1.dispose(), app2.dispose()]);
   });
 });

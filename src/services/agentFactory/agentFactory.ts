@@ -17,7 +17,11 @@ export interface CreateAgentOptions {
   /** Default: the local runtime with `fs` and `process`. */
   readonly runtime?: Runtime;
   readonly homeDir?: string;
-  /** Where the agent keeps its own files; default a folder under the OS temp directory. */
+  /**
+   * Where the agent keeps its own files and durable state (plan mode, todos, goals, cron jobs).
+   * Default: a fresh private folder under the OS temp directory, its own for this agent only (so
+   * nothing carries over to a later agent): give a dataDir for state that survives a restart.
+   */
   readonly dataDir?: string;
   /** Tools the workspace disables. */
   readonly disabledTools?: readonly string[];
