@@ -86,7 +86,8 @@ function tracked(work: unknown): Promise<unknown> {
 
 /**
  * Listeners with a negative order, then approval (order 0), then the rest. `allow()` from a
- * listener that runs before approval approves the call; after it, it ends the round.
+ * listener that runs before approval approves the call; after it, it ends the round. `approve()`
+ * before approval approves the call too, but every later listener still runs and may veto it.
  */
 async function runBeforeHooks(
   info: ToolCallInfo,
@@ -97,6 +98,7 @@ async function runBeforeHooks(
   let metadata: Readonly<Record<string, unknown>> = {};
   let veto: CallEnd | undefined;
   let allowed = false;
+  let approvedEarly = false;
   let waits: Promise<unknown>[] | undefined;
   // One context per call, made only when a listener needs it.
   let ctx: BeforeExecuteContext | undefined;
@@ -107,6 +109,9 @@ async function runBeforeHooks(
       },
       allow: () => {
         allowed = true;
+      },
+      approve: () => {
+        approvedEarly = true;
       },
       pass: (more: Readonly<Record<string, unknown>>) => {
         metadata = { ...metadata, ...more };
@@ -127,7 +132,8 @@ async function runBeforeHooks(
     if (allowed) return { proceed: true, metadata, approvedBy: undefined };
   }
   let approvedBy: ApprovedBy;
-  try {
+  if (approvedEarly) approvedBy = undefined;
+  else try {
     const review = await watch.untilGraceOver(approval.review(info));
     if (review === GAVE_UP) return abortedStop(info);
     if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');

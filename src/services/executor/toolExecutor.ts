@@ -114,6 +114,13 @@ export interface BeforeExecuteContext extends ToolCallInfo {
   veto(result: ToolResult, outcome?: 'vetoed' | 'denied' | 'aborted'): void;
   /** Run the call; later listeners are not consulted. */
   allow(): void;
+  /**
+   * From a listener that runs before approval: the call is approved (approval does not decide or
+   * ask again), but later listeners still run and may veto it. How a listener that asked the
+   * person itself (plan mode's read-only MCP calls, a PreToolUse hook's "ask") settles approval
+   * without skipping the PreToolUse hooks after it. After approval it does nothing.
+   */
+  approve(): void;
   /** Pass metadata to `execute` (merged over earlier listeners'). */
   pass(metadata: Readonly<Record<string, unknown>>): void;
   /** Wait for async work before deciding (listeners may also return a promise). */

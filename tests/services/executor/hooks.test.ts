@@ -118,6 +118,29 @@ describe('onBeforeExecuteTool', () => {
     expect(second[0]).toMatchObject({ output: 'Deploy done', outcome: 'executed' });
   });
 
+  test('approve() before approval approves the call, and the later listeners still run and may veto it', async () => {
+    h = openHarness({ cwd: dir.path, tools: [testTool('Deploy', { accesses: () => ToolAccesses.all() })] });
+    const seen: string[] = [];
+    h.agent.executor.onBeforeExecuteTool((ctx) => ctx.approve(), { name: 'asked the person itself', order: -100 });
+    h.agent.executor.onBeforeExecuteTool(
+      (ctx) => {
+        seen.push(String((ctx.args as { id?: string }).id));
+        if ((ctx.args as { id?: string }).id === 'blocked') ctx.veto({ output: 'blocked by policy' });
+      },
+      { name: 'a PreToolUse hook', order: -10 },
+    );
+    const results = await h.agent.executor.execute([
+      { id: 'a', name: 'Deploy', arguments: { id: 'ok' } },
+      { id: 'b', name: 'Deploy', arguments: { id: 'blocked' } },
+    ]);
+    // No host is bound: without approve() the first call would be denied by approval.
+    expect(results.map((r) => [r.outcome, r.output])).toEqual([
+      ['executed', 'Deploy done'],
+      ['vetoed', 'blocked by policy'],
+    ]);
+    expect(seen.sort()).toEqual(['blocked', 'ok']);
+  });
+
   test('a disposed listener no longer runs', async () => {
     h = openHarness({ cwd: dir.path, tools: [echoTool()] });
     const sub = h.agent.executor.onBeforeExecuteTool((ctx) => ctx.veto({ output: 'vetoed' }));
