@@ -131,16 +131,18 @@ async function runBeforeHooks(
     if (veto) return stop(normalizeToolResult(info.name, veto.result), veto.outcome);
     if (allowed) return { proceed: true, metadata, approvedBy: undefined };
   }
-  let approvedBy: ApprovedBy;
-  if (approvedEarly) approvedBy = undefined;
-  else try {
-    const review = await watch.untilGraceOver(approval.review(info));
-    if (review === GAVE_UP) return abortedStop(info);
-    if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
-    approvedBy = review.decision;
-  } catch (error) {
-    if (info.signal.aborted) return abortedStop(info);
-    return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
+  // A listener that asked the person itself (approve()) settled approval: it is not asked again.
+  let approvedBy: ApprovedBy = undefined;
+  if (!approvedEarly) {
+    try {
+      const review = await watch.untilGraceOver(approval.review(info));
+      if (review === GAVE_UP) return abortedStop(info);
+      if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
+      approvedBy = review.decision;
+    } catch (error) {
+      if (info.signal.aborted) return abortedStop(info);
+      return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
+    }
   }
   for (; at < hooks.length; at++) {
     const ran = runOne(hooks[at]!);
