@@ -37,8 +37,8 @@ export interface CronSkip {
   readonly reason: string;
 }
 
-/** A job as CronCreate and CronList show it. */
-export interface CronJobReport {
+/** A job as it was settled at creation: what CronList shows and the store keeps alike. */
+export interface CronJobSpec {
   readonly id: string;
   readonly name?: string;
   readonly cron: string;
@@ -49,6 +49,10 @@ export interface CronJobReport {
   readonly createdAt: number;
   /** Recurring jobs: no fire after this. */
   readonly expiresAt?: number;
+}
+
+/** A job as CronCreate and CronList show it. */
+export interface CronJobReport extends CronJobSpec {
   /** The next three occurrences (fewer near the end); empty once the job has ended. */
   readonly nextRuns: readonly number[];
   /** `ended`: it will not fire again and is kept only to show its last skip. */

@@ -1,5 +1,5 @@
 import { formatCount, formatDuration } from '../../base/strings';
-import { CRON_CATCH_UP, type CronCatchUp, type CronJobReport, type CronSkip } from './contract';
+import { CRON_CATCH_UP, type CronJobReport, type CronJobSpec, type CronSkip } from './contract';
 
 /** The state key of the jobs. */
 export const CRON_STATE_KEY = 'cron';
@@ -23,16 +23,7 @@ export const ENDED_RETENTION_MS = 7 * 86_400_000;
 export const DAY_MS = 86_400_000;
 
 /** A job as stored under `cron`: the request as settled, and what happened so far. */
-export interface StoredCronJob {
-  readonly id: string;
-  readonly name?: string;
-  readonly cron: string;
-  readonly timezone: string;
-  readonly prompt: string;
-  readonly recurring: boolean;
-  readonly catchUp: CronCatchUp;
-  readonly createdAt: number;
-  readonly expiresAt?: number;
+export interface StoredCronJob extends CronJobSpec {
   /** The newest occurrence accounted for (delivered, dropped or skipped); createdAt at first. */
   readonly cursor: number;
   readonly lastFiredAt?: number;
