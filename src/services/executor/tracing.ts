@@ -26,6 +26,7 @@ export const TOOL_SPAN_ATTRIBUTES = {
   truncated: 'toolhost.tool.truncated',
   approved: 'toolhost.approval.approved',
   decision: 'toolhost.approval.decision',
+  reason: 'toolhost.approval.reason',
 } as const;
 
 /** How much of an error output a span's status carries. */
@@ -87,7 +88,12 @@ export class ApprovalSpan {
   end(review: ApprovalReview | undefined, error?: unknown): void {
     if (review !== undefined) {
       this.span.setAttribute(TOOL_SPAN_ATTRIBUTES.approved, review.approved);
-      if (review.approved) this.span.setAttribute(TOOL_SPAN_ATTRIBUTES.decision, review.decision.kind === 'asked' ? `asked:${review.decision.answer}` : review.decision.kind);
+      if (review.approved) {
+        const decision = review.decision;
+        this.span.setAttribute(TOOL_SPAN_ATTRIBUTES.decision, decision.kind);
+        if (decision.kind === 'asked') this.span.setAttribute(TOOL_SPAN_ATTRIBUTES.reason, decision.answer);
+        else if (decision.kind === 'allow') this.span.setAttribute(TOOL_SPAN_ATTRIBUTES.reason, decision.reason);
+      }
     }
     if (error !== undefined) recordError(this.span, error);
     this.span.end();

@@ -88,7 +88,7 @@ describe('with a tracer provider registered (BasicTracerProvider + InMemorySpanE
     expect(echo.status.code).toBe(SpanStatusCode.UNSET);
     const echoChildren = children(spans, echo);
     expect(echoChildren.map((s) => s.name)).toEqual(['approval', 'execute']);
-    expect(echoChildren[0]!.attributes).toEqual({ 'toolhost.approval.approved': true, 'toolhost.approval.decision': 'allow' });
+    expect(echoChildren[0]!.attributes).toEqual({ 'toolhost.approval.approved': true, 'toolhost.approval.decision': 'allow', 'toolhost.approval.reason': 'allow-rule' });
     // Ended (so exported) in order: approval, then execute, then the call. (Timestamps of different
     // spans are not compared: the SDK anchors each span's clock, so they may differ by a fraction of a ms.)
     expect(spans.indexOf(echoChildren[0]!)).toBeLessThan(spans.indexOf(echoChildren[1]!));
