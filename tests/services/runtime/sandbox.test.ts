@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { createApp } from '../../../src/scopes/appScope';
 import { builtinFeatures } from '../../../src/scopes/builtinFeatures';
@@ -88,6 +89,16 @@ describe('sandbox "bwrap": the file system', () => {
     expect(await bash('echo $$')).toBe('2\n');
     expect((await bash('ls /dev')).split('\n')).not.toContain('sda');
     expect(await bash('test -e /dev/null && test -e /dev/urandom && echo ok')).toBe('ok\n');
+  });
+
+  test("the runtime's exec runs under the sandbox too (the port's other spawn path)", async () => {
+    const elsewhere = outsideDir();
+    fx.open({ config: { sandbox: 'bwrap' } });
+    const result = await fx.agent.get(IAgentRuntimeService).requireProcess().exec('sh', ['-c', `echo $$; touch ${elsewhere}/x`], { cwd: fx.dir });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('2\n');
+    expect(result.stderr).toContain('Read-only file system');
+    expect(fs.existsSync(nodePath.join(elsewhere, 'x'))).toBe(false);
   });
 
   test('a signal that ends the command is reported as bash reports it (exit code 128 + n), and the exit code passes through', async () => {
@@ -218,13 +229,15 @@ describe('sandbox "bwrap" where bubblewrap cannot run', () => {
     writeFiles(dir, { 'bwrap': '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n' });
     fs.chmodSync(nodePath.join(dir, 'bwrap'), 0o755);
     const app = createApp({ features: builtinFeatures(), config: { sandbox: { mode: 'bwrap', bwrapPath: nodePath.join(dir, 'bwrap') } } });
+    const id = `nsfail-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
     let error: SandboxUnavailableError | undefined;
     try {
-      app.createAgent({ cwd: dir });
+      app.createAgent({ cwd: dir, id });
     } catch (e) {
       error = e as SandboxUnavailableError;
     }
     expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`toolhost-sandbox-${id}-`))).toEqual([]);
     expect(error!.reason).toBe('no-namespaces');
     expect(error!.message).toContain('could not create its namespaces (bwrap: No permissions to create new namespace');
     expect(error!.message).toContain('Enable unprivileged user namespaces');
