@@ -134,10 +134,65 @@ async function bigOutput(dir: string): Promise<void> {
   console.log(`Bash tool / redirect to a file (cold process): ${fmt(toolMs / fileMs)}x (aim: within 1.5x); peak RSS ${fmt(toolRss, 1)} MB (aim: under 100 MB)`);
 }
 
+/** A `true` through the Bash tool under bubblewrap (config sandbox "bwrap") against the same without it, alternating. */
+async function sandboxed(dir: string): Promise<void> {
+  const agentWith = (sandbox: 'none' | 'bwrap') => {
+    const app = createApp({ features: builtinFeatures(), config: { sandbox } });
+    const agent = app.createAgent({ cwd: dir, dataDir: nodePath.join(dir, `data-${sandbox}`) });
+    const tool = agent.registry.get('Bash')!.tool;
+    const run = async () => {
+      const execution = (await tool.resolveExecution({ command: 'true' } as never)) as RunnableToolExecution;
+      const result = await execution.execute({ toolCallId: 'bench', signal: new AbortController().signal, onUpdate: () => undefined, metadata: {} });
+      if (result.isError) throw new Error(String(result.output));
+    };
+    return { app, run };
+  };
+  const plain = agentWith('none');
+  const boxed = agentWith('bwrap');
+  for (let i = 0; i < 10; i++) {
+    await plain.run();
+    await boxed.run();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    let t = nowMs();
+    await plain.run();
+    a.push(nowMs() - t);
+    t = nowMs();
+    await boxed.run();
+    b.push(nowMs() - t);
+  }
+  await plain.app.dispose();
+  await boxed.app.dispose();
+  console.log(`\n## Bash under the bubblewrap sandbox: \`true\` (60 alternating runs, medians)`);
+  console.log(
+    table(
+      ['case', 'median ms', 'p90 ms'],
+      [
+        ['Bash `true`, sandbox "none"', fmt(median(a)), fmt(p90(a))],
+        ['Bash `true`, sandbox "bwrap"', fmt(median(b)), fmt(p90(b))],
+      ],
+    ),
+  );
+  console.log(`sandboxed / unsandboxed: ${fmt(median(b) / median(a))}x (aim: at most 3x)`);
+}
+
+/** `npm run bench -- sandbox`: the sandbox's cost alone. */
+export async function sandboxBench(): Promise<void> {
+  const dir = fs.realpathSync(fs.mkdtempSync(nodePath.join(benchDir(), 'sandbox-')));
+  try {
+    await sandboxed(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function bashBench(): Promise<void> {
   const dir = fs.realpathSync(fs.mkdtempSync(nodePath.join(benchDir(), 'bash-')));
   try {
     await launch(dir);
+    await sandboxed(dir);
     await bigOutputWarm(dir);
     await bigOutput(dir);
   } finally {

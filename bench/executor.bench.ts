@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { injectable } from 'inversify';
 import { z } from 'zod';
 import { createApp } from '../src/scopes/appScope';
@@ -161,6 +163,48 @@ async function overhead(): Promise<string[][]> {
   ];
 }
 
+/**
+ * Tracing's cost: batches of 1,000 calls with no tracer provider registered (what every host that
+ * does not trace runs) against the same with the trace SDK registered (spans recorded into memory),
+ * alternating. The first is also the figure to compare with the overhead above on a build without
+ * tracing.
+ */
+async function tracing(): Promise<string[][]> {
+  const app = createApp({ features: [benchFeature()] });
+  const agent = app.createAgent({ cwd: process.cwd() });
+  const batchSize = 1000;
+  const calls: ToolCall[] = Array.from({ length: batchSize }, (_, i) => ({ id: `c${i}`, name: 'Noop', arguments: `{"n":${i}}` }));
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const sample = async (traced: boolean): Promise<number> => {
+    if (traced) trace.setGlobalTracerProvider(provider);
+    const t = nowMs();
+    await agent.executor.execute(calls);
+    const us = ((nowMs() - t) * 1000) / batchSize;
+    if (traced) {
+      trace.disable();
+      exporter.reset();
+    }
+    return us;
+  };
+  for (let i = 0; i < 5; i++) {
+    await sample(false);
+    await sample(true);
+  }
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let round = 0; round < 15; round++) {
+    off.push(await sample(false));
+    on.push(await sample(true));
+  }
+  await app.dispose();
+  await provider.shutdown();
+  return [
+    ['no tracer provider (no spans made)', fmt(median(off)), '1.00x'],
+    ['trace SDK registered (3 spans a call, in memory)', fmt(median(on)), `${fmt(median(on) / median(off))}x`],
+  ];
+}
+
 interface FirstBatchFigures {
   readonly calls: number;
   readonly callMs: number;
@@ -228,6 +272,8 @@ async function cliReads(sizes: readonly number[]): Promise<string[][]> {
 export async function executorBench(): Promise<void> {
   console.log('\n## Executor: per-call overhead (no-op tool, preflight to finalize), µs per call');
   console.log(table(['case', 'µs/call', 'overhead µs', 'ratio'], await overhead()));
+  console.log('\n## Executor: OpenTelemetry spans (batches of 1,000 Noop calls, 15 alternating rounds, medians)');
+  console.log(table(['case', 'µs/call', 'ratio'], await tracing()));
   console.log('Aim: overhead under 10 µs per call.');
 
   console.log('\n## Executor: scheduling cost by batch size (calls with overlapping and distinct file accesses), µs per call');

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { activationBench } from './activation.bench';
 import { agentBench } from './agent.bench';
-import { bashBench } from './bash.bench';
+import { bashBench, sandboxBench } from './bash.bench';
 import { cronBench } from './cron.bench';
 import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   activation: activationBench,
   agent: agentBench,
   bash: bashBench,
+  sandbox: sandboxBench,
   cron: cronBench,
   executor: executorBench,
   read: readBench,

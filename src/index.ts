@@ -128,8 +128,11 @@ export {
 export { watchConfigFile, type ConfigFileWatchOptions } from './services/config/configFileWatcher';
 
 // The agent's services: contracts and identifiers
-export { IAgentRuntimeService, type Runtime, type RuntimeFs } from './services/runtime/runtime';
+export { IAgentRuntimeService, type Runtime, type RuntimeFs, type RuntimeProcess, type RuntimeExecOptions, type RuntimeExecResult } from './services/runtime/runtime';
 export { createLocalRuntime } from './services/runtime/localRuntime';
+export { createBwrapRuntime, SandboxUnavailableError, type BwrapRuntimeOptions, type SandboxUnavailableReason } from './services/runtime/bwrapRuntime';
+export { SANDBOX_MODES, type SandboxConfig, type SandboxConfigInput, type SandboxMode } from './services/runtime/sandboxConfig';
+export type { RunningShell, ShellExit, ShellProcessOptions, OutputStreamName } from './base/shell/shellProcess';
 export { IAgentWorkspaceService, isMainAgent, type AgentOptions } from './services/workspace/workspace';
 export {
   IAgentStateStore,

@@ -4,6 +4,7 @@ import { IAgentMcpService } from '../features/mcp/client/agentMcp';
 import { IMcpClientOptions } from '../features/mcp/client/mcpConnections';
 import { IAgentStateStore } from '../services/agentState/agentState';
 import { ProfileError } from '../services/profile/profile';
+import { SandboxUnavailableError } from '../services/runtime/bwrapRuntime';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { type Agent } from '../scopes/agentScope';
 import { type App, type AppConfigInput, createApp, type CreateAppOptions } from '../scopes/appScope';
@@ -57,6 +58,8 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: Agen
   } catch (error) {
     void app.dispose();
     if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);
+    // Never run unsandboxed instead: say why and how to fix it (exit code 2).
+    if (error instanceof SandboxUnavailableError) throw new UsageError(error.message);
     throw error;
   }
   warnAboutInactivePatterns(app, flags.profile, warn);

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { closestMatch } from '../base/strings';
 import { readConfigFor } from '../services/config/configLoader';
 import { KNOWN_MODEL_CAPABILITIES } from '../services/model/model';
+import { SANDBOX_MODES, type SandboxMode } from '../services/runtime/sandboxConfig';
 import { type CliIo, UsageError } from './io';
 
 export interface WorkspaceFlags {
@@ -11,9 +12,10 @@ export interface WorkspaceFlags {
   readonly config?: string;
   readonly profile?: string;
   readonly modelCapability?: readonly string[];
+  readonly sandbox?: string;
 }
 
-/** Adds --cwd, --config and --profile to a command. */
+/** Adds --cwd, --config, --profile, --model-capability and --sandbox to a command. */
 export function addWorkspaceOptions(command: Command): Command {
   return command
     .option('--cwd <dir>', 'working directory and workspace root (default: the current directory)')
@@ -23,7 +25,8 @@ export function addWorkspaceOptions(command: Command): Command {
       '--model-capability <name>',
       'a capability the model declares, e.g. dynamically_loaded_tools (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
-    );
+    )
+    .option('--sandbox <mode>', `run Bash and background tasks in a sandbox: ${SANDBOX_MODES.join(' or ')} (default: config "sandbox", else none)`);
 }
 
 export interface ResolvedWorkspace {
@@ -53,6 +56,18 @@ export function resolveWorkspace(flags: WorkspaceFlags, io: CliIo): ResolvedWork
       );
     }
   }
+  if (flags.sandbox !== undefined && !(SANDBOX_MODES as readonly string[]).includes(flags.sandbox)) {
+    throw new UsageError(`--sandbox: unknown mode "${flags.sandbox}"; the modes are ${SANDBOX_MODES.join(', ')}.`);
+  }
   const { input, file, source } = readConfigFor(cwd, flags.config === undefined ? undefined : nodePath.resolve(io.cwd, flags.config));
-  return { cwd, configInput: input, configSource: source, configFile: file };
+  const configInput = flags.sandbox === undefined ? input : withSandboxMode(input, flags.sandbox as SandboxMode);
+  return { cwd, configInput, configSource: source, configFile: file };
+}
+
+/** The configuration with --sandbox's mode over config `sandbox` (its other keys, like `network`, stay). */
+function withSandboxMode(input: unknown, mode: SandboxMode): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const configured: unknown = (input as Record<string, unknown>).sandbox;
+  const sandbox = configured !== null && typeof configured === 'object' && !Array.isArray(configured) ? { ...configured, mode } : mode;
+  return { ...input, sandbox };
 }

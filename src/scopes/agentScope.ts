@@ -5,8 +5,10 @@ import { Container, type ServiceIdentifier } from 'inversify';
 import { DisposableStore } from '../base/lifecycle';
 import { IInitialModelCapabilities } from '../services/model/model';
 import { IInitialProfile } from '../services/profile/profile';
+import { IConfigService } from '../services/config/config';
+import { createBwrapRuntime } from '../services/runtime/bwrapRuntime';
 import { createLocalRuntime } from '../services/runtime/localRuntime';
-import { IInitialRuntime } from '../services/runtime/runtime';
+import { IInitialRuntime, type Runtime } from '../services/runtime/runtime';
 import { IBuiltinToolAssemblyService } from '../services/toolAssembly/builtinToolAssembly';
 import { IAgentToolExecutorService } from '../services/executor/toolExecutor';
 import { IAgentServiceAccessor, IAgentToolActivationService } from '../services/toolActivation/toolActivation';
@@ -54,6 +56,8 @@ export class Agent implements ScopedAgent {
   private readonly disposables = new DisposableStore();
   private disposed = false;
   private temporaryDataDir: string | undefined;
+  /** The sandbox's private TMPDIR, removed with the agent. */
+  private sandboxTempDir: string | undefined;
 
   constructor(
     private readonly host: AgentHost,
@@ -85,7 +89,7 @@ export class Agent implements ScopedAgent {
     const container = new Container({ parent: host.container });
     this.container = container;
     container.bind(IAgentOptions).toConstantValue(agentOptions);
-    container.bind(IInitialRuntime).toConstantValue(options.runtime ?? createLocalRuntime());
+    container.bind(IInitialRuntime).toConstantValue(options.runtime ?? this.configuredRuntime(agentOptions));
     container.bind(IInitialProfile).toConstantValue(options.profile);
     container.bind(IInitialModelCapabilities).toConstantValue([...(options.modelCapabilities ?? [])]);
     const accessor: ServiceAccessor = { get: (serviceId) => container.get(serviceId) };
@@ -158,6 +162,31 @@ export class Agent implements ScopedAgent {
   }
 
   /**
+   * The runtime config `sandbox` asks for: the local machine, or bubblewrap around every process
+   * (workspace roots and `sandbox.writable` writable, a private TMPDIR). Throws
+   * SandboxUnavailableError when bubblewrap cannot run here, never falling back to no sandbox.
+   */
+  private configuredRuntime(agent: AgentOptions): Runtime {
+    const sandbox = this.host.container.get(IConfigService).config.sandbox;
+    if (sandbox.mode === 'none') return createLocalRuntime();
+    const writable = sandbox.writable.map((dir) => canonicalDirectory(nodePath.resolve(agent.cwd, dir), 'sandbox.writable: folder'));
+    const tempDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), `toolhost-sandbox-${agent.id}-`));
+    try {
+      const runtime = createBwrapRuntime({
+        writable: [agent.cwd, ...agent.additionalDirs, ...writable],
+        tempDir,
+        network: sandbox.network,
+        ...(sandbox.bwrapPath !== undefined ? { bwrapPath: sandbox.bwrapPath } : {}),
+      });
+      this.sandboxTempDir = tempDir;
+      return runtime;
+    } catch (error) {
+      fs.rmSync(tempDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /**
    * Without a dataDir the agent gets a fresh private folder of its own (0700, from mkdtemp): never
    * one another agent, App or a later process with the same pid would also use, so no state
    * (plan mode, cron jobs, todos) leaks between them. Durable state needs an explicit dataDir.
@@ -178,6 +207,7 @@ export class Agent implements ScopedAgent {
     // A temporary data folder nothing was written to goes; one holding spilled output or logs stays,
     // since results name those files.
     if (this.temporaryDataDir !== undefined) removeIfEmpty(this.temporaryDataDir);
+    if (this.sandboxTempDir !== undefined) fs.rmSync(this.sandboxTempDir, { recursive: true, force: true });
   }
 }
 

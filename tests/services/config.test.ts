@@ -36,6 +36,7 @@ describe('configuration', () => {
       approval: { allow: [], ask: [], deny: [] },
       toolResult: { maxChars: 50_000, maxRetainedChars: 10_000_000 },
       executor: { abortGraceMs: 2_000, maxConcurrentCalls: 64 },
+      sandbox: { mode: 'none', network: false, writable: [] },
       edit: { maxFileBytes: 128 * 1024 * 1024 },
       staleGuard: { enabled: true },
       bash: {
@@ -100,7 +101,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, sandbox, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm)',
     );
   });
 

@@ -12,6 +12,11 @@ export interface ShellProcessOptions {
   readonly env: NodeJS.ProcessEnv;
   /** The shell binary; run as `<shell> -c <command>` (never a login shell). Default `bash`. */
   readonly shell?: string;
+  /**
+   * The program line actually started, from `[shell, '-c', command]`: a sandbox puts itself in
+   * front. The first element is the program. Default: the line as it is.
+   */
+  readonly wrapArgv?: (argv: readonly string[]) => readonly string[];
   /** After the shell exits, how long to wait for its pipes to close before cutting them. */
   readonly drainMs: number;
   /** After SIGTERM, how long before SIGKILL. */
@@ -52,6 +57,17 @@ const AFTER_KILL_WAIT_MS = 2000;
 /** Once all that was stopped is gone, how many more /proc scans look for marked processes started meanwhile. */
 const MAX_LATE_SCANS = 3;
 
+/** A started shell command as its callers see it (ShellProcess; a runtime may supply another). */
+export interface RunningShell {
+  readonly done: Promise<ShellExit>;
+  /** The pid of the process started (its process group id); undefined if it did not start. */
+  readonly pid: number | undefined;
+  readonly isRunning: boolean;
+  pause(): void;
+  resume(): void;
+  kill(reason: string): void;
+}
+
 /**
  * A shell command in its own process group, stdin closed (or given once, then closed).
  * Completion is the exit of the shell plus a short drain of its pipes, so a background child that keeps a pipe open cannot hang it;
@@ -62,7 +78,7 @@ const MAX_LATE_SCANS = 3;
  * environment (`TOOLHOST_RUN_ID`) and stopped with it, and the process watchdog stops
  * group and marked processes if toolhost dies first.
  */
-export class ShellProcess {
+export class ShellProcess implements RunningShell {
   readonly done: Promise<ShellExit>;
   private readonly child: ChildProcess;
   private readonly streams: Readable[];
@@ -89,7 +105,9 @@ export class ShellProcess {
   constructor(private readonly options: ShellProcessOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     ensureProcessWatchdog();
-    this.child = spawn(options.shell ?? 'bash', ['-c', options.command], {
+    const argv = [options.shell ?? 'bash', '-c', options.command];
+    const [file, ...args] = options.wrapArgv ? options.wrapArgv(argv) : argv;
+    this.child = spawn(file!, args, {
       cwd: options.cwd,
       env: withRunMarker(options.env, this.runId),
       detached: true,

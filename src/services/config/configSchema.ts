@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ConfigSection } from '../../di/configSection';
 import { tryParseRule } from '../../tool/ruleMatch';
+import { SandboxConfigSchema } from '../runtime/sandboxConfig';
 
 /**
  * toolhost.json: the core sections here, feature sections from the features an App is built from
@@ -66,7 +67,7 @@ export const ExecutorConfigSchema = z.strictObject({
 });
 
 
-/** The sections of the core: tool policy, profiles, approval, the output budget and the executor. */
+/** The sections of the core: tool policy, profiles, approval, the output budget, the executor and the sandbox. */
 export const CoreConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   tools: ToolsConfigSchema.prefault({}),
@@ -75,6 +76,7 @@ export const CoreConfigSchema = z.strictObject({
   approval: ApprovalConfigSchema.prefault({}),
   toolResult: ToolResultConfigSchema.prefault({}),
   executor: ExecutorConfigSchema.prefault({}),
+  sandbox: SandboxConfigSchema,
 });
 
 export type CoreConfig = z.output<typeof CoreConfigSchema>;

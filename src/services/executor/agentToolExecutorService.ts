@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { DisposableStore, type IDisposable, toDisposable } from '../../base/lifecycle';
@@ -34,6 +35,7 @@ import type {
   WillExecuteListener,
 } from './toolExecutor';
 import { ToolScheduler } from './toolScheduler';
+import { activeTracer, ToolCallSpan } from './tracing';
 import { ValidatorPrecompiler } from './validatorPrecompiler';
 
 /** Calls preflighted ahead of the running ones, per run slot (executor.maxConcurrentCalls), and at least. */
@@ -128,7 +130,9 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     try {
       const maxRunning = this.config.config.executor.maxConcurrentCalls;
       const scheduler = new ToolScheduler({ maxRunning });
-      const run: BatchRun = { scheduler, watch, stopped: false };
+      // One check per batch: without a registered tracer provider no call makes a span.
+      const tracer = activeTracer();
+      const run: BatchRun = { scheduler, watch, stopped: false, ...(tracer ? { trace: { tracer, parent: context.active() } } : {}) };
       const results: Promise<ToolCallResult>[] = [];
       // At most this many calls are between preflight and their end: a batch of 10,000 calls does
       // not hold 10,000 resolutions and suspended calls at once. Later calls only ever wait for
@@ -159,6 +163,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   private async runCall(call: ToolCall, entry: Preflighted, run: BatchRun): Promise<ToolCallResult> {
     const since = performance.now();
     let started = false;
+    const span = run.trace ? new ToolCallSpan(run.trace.tracer, call, run.trace.parent) : undefined;
     try {
       // prepare. A refused call has nothing to prepare; one aborted by now is not prepared. Neither yields.
       const prepared: Prepared =
@@ -166,7 +171,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
           ? { proceed: false, ...entry }
           : entry.info.signal.aborted
             ? { proceed: false, ...abortedEnd(entry.info.name) }
-            : await prepare(entry.info, run.watch, this.prepareDeps);
+            : await prepare(entry.info, run.watch, this.prepareDeps, span);
 
       // The one place ToolCallStarted is emitted: after prepare, before the call is scheduled.
       const execution = entry.kind === 'runnable' ? entry.info.execution : undefined;
@@ -183,7 +188,8 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       const result =
         entry.kind === 'refused'
           ? await finalize(call, undefined, entry, performance.now(), run.watch, this.finalizeDeps)
-          : await this.scheduleAndRun(call, entry, prepared, run, since);
+          : await this.scheduleAndRun(call, entry, prepared, run, since, span);
+      span?.end(result);
       this.fireFinished(result);
       return result;
     } catch (error) {
@@ -200,13 +206,14 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
         truncated: false,
         durationMs: Math.round((performance.now() - since) * 1000) / 1000,
       };
+      span?.end(result);
       this.fireFinished(result);
       return result;
     }
   }
 
   /** schedule → recheck → execute → finalize, for a call that passed preflight. */
-  private async scheduleAndRun(call: ToolCall, entry: Runnable, prepared: Prepared, run: BatchRun, since: number): Promise<ToolCallResult> {
+  private async scheduleAndRun(call: ToolCall, entry: Runnable, prepared: Prepared, run: BatchRun, since: number, span: ToolCallSpan | undefined): Promise<ToolCallResult> {
     const { task } = entry;
     let info = entry.info;
     let end: CallEnd;
@@ -224,7 +231,10 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
           else {
             ran = true;
             startedAt = performance.now();
-            end = await executeTool(info, prepared.metadata, run.watch, this.emitProgress);
+            const running = info;
+            end = span
+              ? await span.execute((executeSpan) => executeTool(running, prepared.metadata, run.watch, this.emitProgress, executeSpan))
+              : await executeTool(info, prepared.metadata, run.watch, this.emitProgress);
           }
         }
       }

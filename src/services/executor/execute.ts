@@ -1,8 +1,10 @@
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import { type AbortWatch, GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, failedEnd, isAbortError, skippedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { ToolCallInfo, ToolProgressEvent } from './toolExecutor';
 import type { ScheduledTask, ToolScheduler } from './toolScheduler';
+import { recordError } from './tracing';
 
 /** What the calls of one batch share while they are scheduled and run. */
 export interface BatchRun {
@@ -10,6 +12,8 @@ export interface BatchRun {
   readonly watch: AbortWatch;
   /** Set when a call that ran asked to stop the turn: calls that have not started are skipped. */
   stopped: boolean;
+  /** Present when a host registered an OpenTelemetry tracer provider: calls get spans (tracing.ts). */
+  readonly trace?: { readonly tracer: Tracer; readonly parent: Context };
 }
 
 /**
@@ -35,6 +39,7 @@ export async function executeTool(
   metadata: Readonly<Record<string, unknown>>,
   watch: AbortWatch,
   emitProgress: (event: ToolProgressEvent) => void,
+  span?: Span,
 ): Promise<CallEnd> {
   try {
     // Through a promise, so a tool that throws synchronously is handled like one that rejects.
@@ -53,6 +58,7 @@ export async function executeTool(
     return { result: normalizeToolResult(info.name, value), outcome: info.signal.aborted ? 'aborted' : 'executed' };
   } catch (error) {
     if (info.signal.aborted || isAbortError(error)) return abortedEnd(info.name);
+    if (span) recordError(span, error);
     return failedEnd(info.name, error);
   }
 }

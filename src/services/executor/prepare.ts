@@ -5,6 +5,7 @@ import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
 import type { BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
+import type { ToolCallSpan } from './tracing';
 
 /** Where approval runs among the before-execute listeners. */
 export const APPROVAL_ORDER = 0;
@@ -41,9 +42,9 @@ const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted'
  * onWillExecuteTool. Never throws: a failing listener ends its own call. Every await races the
  * batch's abort: a listener or host that does not settle is given up on after the grace period.
  */
-export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: PrepareDeps): Promise<Prepared> {
+export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: PrepareDeps, span?: ToolCallSpan): Promise<Prepared> {
   try {
-    const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval, watch);
+    const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval, watch, span);
     // With no will-listeners the stage is skipped, which saves the call an await.
     if (!before.proceed || deps.willHooks.isEmpty) return before;
     const failure = await runWillHooks(info, deps.willHooks.snapshot, watch);
@@ -94,6 +95,7 @@ async function runBeforeHooks(
   hooks: readonly OrderedHook<BeforeExecuteListener>[],
   approval: IAgentToolApprovalService,
   watch: AbortWatch,
+  span: ToolCallSpan | undefined,
 ): Promise<Prepared> {
   let metadata: Readonly<Record<string, unknown>> = {};
   let veto: CallEnd | undefined;
@@ -134,12 +136,15 @@ async function runBeforeHooks(
   // A listener that asked the person itself (approve()) settled approval: it is not asked again.
   let approvedBy: ApprovedBy = undefined;
   if (!approvedEarly) {
+    const approvalSpan = span?.startApproval();
     try {
       const review = await watch.untilGraceOver(approval.review(info));
+      approvalSpan?.end(review === GAVE_UP ? undefined : review);
       if (review === GAVE_UP) return abortedStop(info);
       if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
       approvedBy = review.decision;
     } catch (error) {
+      approvalSpan?.end(undefined, error);
       if (info.signal.aborted) return abortedStop(info);
       return stop(toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), 'denied');
     }

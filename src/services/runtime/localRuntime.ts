@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
+import { ShellProcess, type ShellProcessOptions } from '../../base/shell/shellProcess';
 import type { RuntimeCapability } from '../../di/toolContribution';
 import type { Runtime, RuntimeExecOptions, RuntimeExecResult, RuntimeProcess } from './runtime';
 
@@ -7,23 +8,26 @@ const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 const DEFAULT_EXEC_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Runs a program on this machine with execFile (no shell); a non-zero exit is a result, not a throw. */
+export function execLocal(file: string, args: readonly string[], options: RuntimeExecOptions): Promise<RuntimeExecResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      file,
+      [...args],
+      { cwd: options.cwd, encoding: 'utf8', timeout: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, maxBuffer: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES, ...(options.signal ? { signal: options.signal } : {}) },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number' && !error.killed && error.signal == null) {
+          reject(error);
+          return;
+        }
+        resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
 const localProcess: RuntimeProcess = {
-  exec(file: string, args: readonly string[], options: RuntimeExecOptions): Promise<RuntimeExecResult> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        file,
-        [...args],
-        { cwd: options.cwd, encoding: 'utf8', timeout: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, maxBuffer: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES, ...(options.signal ? { signal: options.signal } : {}) },
-        (error, stdout, stderr) => {
-          if (error && typeof error.code !== 'number' && !error.killed && error.signal == null) {
-            reject(error);
-            return;
-          }
-          resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-        },
-      );
-    });
-  },
+  exec: execLocal,
+  startShell: (options: ShellProcessOptions) => new ShellProcess(options),
 };
 
 /** The local machine: node:fs and child processes. `capabilities` can narrow it (tests, sandboxes). */

@@ -3,6 +3,7 @@ import { createServiceId } from '../../di/serviceId';
 import type { RuntimeCapability } from '../../di/toolContribution';
 
 import type { RuntimeFs } from '../../base/fs/runtimeFs';
+import type { RunningShell, ShellProcessOptions } from '../../base/shell/shellProcess';
 
 export type { RuntimeFs };
 
@@ -26,6 +27,11 @@ export interface RuntimeExecResult {
 /** Process operations of a runtime: present when `process` is among the capabilities. */
 export interface RuntimeProcess {
   exec(file: string, args: readonly string[], options: RuntimeExecOptions): Promise<RuntimeExecResult>;
+  /**
+   * Starts `<shell> -c <command>` in its own process group (Bash and background tasks): output as
+   * it arrives, stopped by `kill`. A sandboxing runtime wraps it.
+   */
+  startShell(options: ShellProcessOptions): RunningShell;
 }
 
 /** Where tools run: the local machine, or something a host plugs in. */

@@ -4,9 +4,10 @@ import * as nodePath from 'node:path';
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { OutputCapture } from '../../base/shell/outputCapture';
-import { type ShellExit, ShellProcess } from '../../base/shell/shellProcess';
+import type { RunningShell, ShellExit } from '../../base/shell/shellProcess';
 import { formatDuration } from '../../base/strings';
 import { IConfigService } from '../../services/config/config';
+import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
 import {
   type AgentTaskEnd,
@@ -42,7 +43,7 @@ interface TaskRecord {
   readonly startedAt: number;
   readonly outputPath: string;
   readonly capture: OutputCapture;
-  process?: ShellProcess;
+  process?: RunningShell;
   /** An agent task's work: aborted to stop it. */
   work?: AbortController;
   status: TaskStatus;
@@ -66,6 +67,7 @@ export class AgentTaskService implements IAgentTaskService {
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
+    @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
   ) {}
 
   get runningCount(): number {
@@ -136,7 +138,7 @@ export class AgentTaskService implements IAgentTaskService {
     let markDone!: () => void;
     const done = new Promise<void>((resolve) => (markDone = resolve));
     // The capture pauses the shell when its file falls behind; the shell feeds the capture.
-    const ref: { shell?: ShellProcess } = {};
+    const ref: { shell?: RunningShell } = {};
     const capture = new OutputCapture({
       headChars: 0,
       tailChars: MEMORY_TAIL_CHARS,
@@ -148,7 +150,8 @@ export class AgentTaskService implements IAgentTaskService {
     const origin: TaskOrigin = { kind: 'process', description: options.description, command: options.command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
     const record: TaskRecord = { id, options: origin, startedAt: Date.now(), outputPath, capture, status: 'running', done, markDone };
     this.records.set(id, record);
-    const shell = new ShellProcess({
+    // Through the agent's runtime, so a sandboxing runtime runs background commands too.
+    const shell = this.runtime.requireProcess().startShell({
       command: options.command,
       cwd: options.cwd,
       env: options.env,

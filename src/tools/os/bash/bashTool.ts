@@ -7,7 +7,7 @@ import { errorMessage, isErrnoException } from '../../../base/errors';
 import { pathChangedMessage, realPathChangeSync } from '../../../base/fs/openedFile';
 import { describeOutputFile, OutputCapture } from '../../../base/shell/outputCapture';
 import { shellEnvironment } from '../../../base/shell/shellEnv';
-import { type ShellExit, ShellProcess } from '../../../base/shell/shellProcess';
+import type { RunningShell, ShellExit } from '../../../base/shell/shellProcess';
 import { formatBytes, formatCount, formatDuration } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
@@ -67,7 +67,7 @@ export class BashTool implements ExecutableTool<BashInput> {
   // Any command may run, including ones that delete files or reach the network.
   readonly annotations: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
   /** Foreground commands still running; stopped if the agent ends first. */
-  private readonly running = new Set<ShellProcess>();
+  private readonly running = new Set<RunningShell>();
   private disposed = false;
 
   constructor(
@@ -295,7 +295,7 @@ export class BashTool implements ExecutableTool<BashInput> {
     const moved = cwdChangedMessage(cwd, shownCwd);
     if (moved) return toolError(moved);
     // The capture pauses the shell when its file falls behind; the shell feeds the capture.
-    const ref: { shell?: ShellProcess } = {};
+    const ref: { shell?: RunningShell } = {};
     const capture = new OutputCapture({
       headChars: bash.outputHeadChars,
       tailChars: bash.outputTailChars,
@@ -304,7 +304,7 @@ export class BashTool implements ExecutableTool<BashInput> {
       fileMaxBytes: bash.outputFileMaxBytes,
       onBackpressure: (paused) => (paused ? ref.shell?.pause() : ref.shell?.resume()),
     });
-    const shell = new ShellProcess({
+    const shell = this.runtime.requireProcess().startShell({
       command: input.command,
       cwd,
       env: this.env(readOnly),
