@@ -1,13 +1,14 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { runCliProcess } from '../helpers/cliProcess';
+import { describeWithBwrap } from '../helpers/installed';
 import { makeTempDir, removeDir, useTempDir, writeFiles } from '../helpers/tempDir';
 
 /** `toolhost run --sandbox`: Bash under bubblewrap from the CLI, and what it says when bubblewrap cannot run. */
 
 const dir = useTempDir();
 
-describe('toolhost --sandbox', () => {
+describeWithBwrap('toolhost --sandbox with bubblewrap', () => {
   test('--sandbox bwrap runs Bash sandboxed: a write outside the workspace fails, one inside lands', async () => {
     const outside = makeTempDir('toolhost-outside-');
     try {
@@ -29,6 +30,9 @@ describe('toolhost --sandbox', () => {
     }
   });
 
+});
+
+describe('toolhost --sandbox', () => {
   test('when bubblewrap is missing it says so and how to fix it, exit code 2, and runs nothing', async () => {
     writeFiles(dir.path, {
       // Keeps the config's other sandbox keys; --sandbox sets the mode.

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { describeWhenInstalled } from './installed';
 
 /** A real Debian redis-server on a Unix socket in its own temporary folder, for one test file. */
 export interface RedisTestServer {
@@ -13,22 +14,8 @@ export interface RedisTestServer {
   stop(): Promise<void>;
 }
 
-/** Whether redis-server is on PATH. Under CI (`CI` set) a missing server is an error, never a skip. */
-export function redisServerAvailable(): boolean {
-  const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (!found && process.env.CI) throw new Error('redis-server is not installed, but CI is set: .ci/run must install it (apt-get install -y redis-server)');
-  return found;
-}
-
-/**
- * `describe` when redis-server is installed; otherwise a skipped describe whose name says why.
- * Under CI a missing server fails the file instead (see redisServerAvailable).
- */
-export const describeWithRedis: jest.Describe = ((): jest.Describe => {
-  if (redisServerAvailable()) return describe;
-  const skipped = ((name: string, fn: jest.EmptyFunction) => describe.skip(`${name} (skipped: redis-server is not installed; apt-get install -y redis-server)`, fn)) as jest.Describe;
-  return Object.assign(skipped, describe);
-})();
+/** Suites that run a real redis-server (skipped with a message without one; an error under CI). */
+export const describeWithRedis = describeWhenInstalled('redis-server', ['--version'], 'redis-server');
 
 function ping(socket: string): Promise<boolean> {
   return new Promise((resolve) => {

@@ -9,6 +9,7 @@ import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
 import { IAgentTaskService } from '../../../src/tools/task/contract';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { waitFor } from '../../helpers/async';
+import { describeWithBwrap } from '../../helpers/installed';
 import { isAlive, killQuietly } from '../../helpers/processes';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
 
@@ -54,7 +55,7 @@ function uniqueSleep(): string {
   return `${1000 + Math.floor(Math.random() * 8000)}.${process.pid}${Math.floor(Math.random() * 1000)}`;
 }
 
-describe('sandbox "bwrap": the file system', () => {
+describeWithBwrap('sandbox "bwrap": the file system', () => {
   test('a write outside the workspace fails as read-only, and no file appears; without the sandbox it lands', async () => {
     const elsewhere = outsideDir();
     const target = nodePath.join(elsewhere, 'escaped.txt');
@@ -108,7 +109,7 @@ describe('sandbox "bwrap": the file system', () => {
   });
 });
 
-describe('sandbox "bwrap": the network', () => {
+describeWithBwrap('sandbox "bwrap": the network', () => {
   let server: net.Server;
   let port: number;
   let connections = 0;
@@ -141,7 +142,7 @@ describe('sandbox "bwrap": the network', () => {
   });
 });
 
-describe('sandbox "bwrap": processes end with the call', () => {
+describeWithBwrap('sandbox "bwrap": processes end with the call', () => {
   // Leaving the process group and dropping the run marker escapes the unsandboxed clean-up.
   const escape = (duration: string) => `setsid env -u TOOLHOST_RUN_ID sleep ${duration} > /dev/null 2>&1 & echo started`;
 
