@@ -207,6 +207,7 @@ export {
 export {
   ISessionInteractionService,
   NoInteractionHostError,
+  ApprovalPendingError,
   type ApprovalRequest,
   type ApprovalResponse,
   type UserToolRequest,

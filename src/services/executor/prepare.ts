@@ -1,5 +1,5 @@
 import { type ToolResult, toolError } from '../../tool/contract';
-import type { ApprovalReview, IAgentToolApprovalService } from '../approval/toolApproval';
+import { type ApprovalReview, type IAgentToolApprovalService, refusedApprovalOutcome } from '../approval/toolApproval';
 import { type AbortWatch, GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
@@ -34,7 +34,7 @@ function abortedStop(info: ToolCallInfo): Stop {
   return { proceed: false, ...abortedEnd(info.name) };
 }
 
-const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted'];
+const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted', 'needs_approval'];
 
 /**
  * Prepare one call: onBeforeExecuteTool listeners with approval among them, then
@@ -137,7 +137,7 @@ async function runBeforeHooks(
     try {
       const review = await watch.untilGraceOver(approval.review(info));
       if (review === GAVE_UP) return abortedStop(info);
-      if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
+      if (!review.approved) return stop(normalizeToolResult(info.name, review.result), refusedApprovalOutcome(review));
       approvedBy = review.decision;
     } catch (error) {
       if (info.signal.aborted) return abortedStop(info);

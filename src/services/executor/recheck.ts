@@ -1,5 +1,5 @@
 import { toolError } from '../../tool/contract';
-import type { IAgentToolApprovalService } from '../approval/toolApproval';
+import { type IAgentToolApprovalService, refusedApprovalOutcome } from '../approval/toolApproval';
 import type { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
 import { GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError, skippedEnd } from './callEnd';
@@ -53,7 +53,7 @@ export async function recheckBeforeRun(info: ToolCallInfo, task: ScheduledTask, 
       return { run: false, info: next, end: { result: toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), outcome: 'denied' } };
     }
     if (review === GAVE_UP) return { run: false, info: next, end: abortedEnd(info.name) };
-    if (!review.approved) return { run: false, info: next, end: { result: normalizeToolResult(info.name, review.result), outcome: review.aborted === true ? 'aborted' : 'denied' } };
+    if (!review.approved) return { run: false, info: next, end: { result: normalizeToolResult(info.name, review.result), outcome: refusedApprovalOutcome(review) } };
     approvedAsInsideRead = isInsideReadDefault(review.decision);
     if (changed) {
       // It now touches other resources: it waits for calls it conflicts with, as any call does.
