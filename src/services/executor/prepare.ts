@@ -4,7 +4,7 @@ import { type AbortWatch, GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
-import type { BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
+import type { AccessesChangedListener, BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
 
 /** Where approval runs among the before-execute listeners. */
 export const APPROVAL_ORDER = 0;
@@ -15,7 +15,13 @@ export const DEFAULT_BEFORE_ORDER = 100;
 export type ApprovedBy = Extract<ApprovalReview, { approved: true }>['decision'] | undefined;
 
 export type Prepared =
-  | { readonly proceed: true; readonly metadata: Readonly<Record<string, unknown>>; readonly approvedBy: ApprovedBy }
+  | {
+      readonly proceed: true;
+      readonly metadata: Readonly<Record<string, unknown>>;
+      readonly approvedBy: ApprovedBy;
+      /** What will-listeners asked to hear when a recheck changes the call's accesses. */
+      readonly onAccessesChanged?: readonly AccessesChangedListener[];
+    }
   | ({ readonly proceed: false } & CallEnd);
 
 export interface PrepareDeps {
@@ -46,8 +52,9 @@ export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: Prepa
     const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval, watch);
     // With no will-listeners the stage is skipped, which saves the call an await.
     if (!before.proceed || deps.willHooks.isEmpty) return before;
-    const failure = await runWillHooks(info, deps.willHooks.snapshot, watch);
-    return failure ?? before;
+    const changeListeners: AccessesChangedListener[] = [];
+    const failure = await runWillHooks(info, deps.willHooks.snapshot, watch, changeListeners);
+    return failure ?? (changeListeners.length > 0 ? { ...before, onAccessesChanged: changeListeners } : before);
   } catch (error) {
     // Unreachable by design (every listener and approval is guarded); kept so nothing escapes
     // `execute`. The tool has not run, so the call is vetoed, not executed.
@@ -201,10 +208,18 @@ function beforeHookFailed(hook: OrderedHook<BeforeExecuteListener>, info: ToolCa
 }
 
 /** The first listener that fails ends the call; the later ones are not run. */
-async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[], watch: AbortWatch): Promise<Stop | undefined> {
+async function runWillHooks(
+  info: ToolCallInfo,
+  hooks: readonly OrderedHook<WillExecuteListener>[],
+  watch: AbortWatch,
+  changeListeners: AccessesChangedListener[],
+): Promise<Stop | undefined> {
   for (const hook of hooks) {
     const waits: Promise<unknown>[] = [];
-    const ctx: WillExecuteContext = hookContext(info, { waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)) });
+    const ctx: WillExecuteContext = hookContext(info, {
+      waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)),
+      onAccessesChanged: (listener: AccessesChangedListener) => void changeListeners.push(listener),
+    });
     try {
       const returned = hook.listener(ctx);
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);

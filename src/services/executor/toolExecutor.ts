@@ -132,7 +132,16 @@ export interface BeforeExecuteContext extends ToolCallInfo {
 
 export interface WillExecuteContext extends ToolCallInfo {
   waitUntil(work: Promise<unknown>): void;
+  /**
+   * `listener` runs when the call, resolved again right before it runs, touches other resources
+   * than `accesses` (a symbolic link changed in between): the call waits for the work it returns
+   * (e.g. a lock on the new accesses) before it runs. A listener that throws ends the call (vetoed).
+   */
+  onAccessesChanged(listener: AccessesChangedListener): void;
 }
+
+/** Told the accesses a call will run with after they changed; see WillExecuteContext.onAccessesChanged. */
+export type AccessesChangedListener = (accesses: ToolAccesses) => void | Promise<unknown>;
 
 export interface DidExecuteContext extends ToolCallInfo {
   readonly outcome: ToolCallOutcome;

@@ -16,7 +16,7 @@ import { mcpSdk } from '../sdk';
 import { errorMessage } from '../../../base/errors';
 import { DisposableStore } from '../../../base/lifecycle';
 import type { ServiceAccessor } from '../../../di/toolContribution';
-import { IAgentToolExecutorService } from '../../../services/executor/toolExecutor';
+import { IAgentToolExecutorService, type ToolCallInfo } from '../../../services/executor/toolExecutor';
 import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentToolSelectService } from '../../../services/toolSelect/toolSelect';
@@ -235,11 +235,18 @@ export class McpAgentServer {
         (ctx) => {
           const state = this.calls.get(ctx.toolCallId);
           if (!state) return; // not a call of this server
-          ctx.waitUntil(
-            this.gate.acquire(ctx.accesses, ctx.signal).then((release) => {
+          const hold = (accesses: ToolCallInfo['accesses']) =>
+            this.gate.acquire(accesses, ctx.signal).then((release) => {
               if (release) state.release = release;
-            }),
-          );
+            });
+          ctx.waitUntil(hold(ctx.accesses));
+          // Resolved again to other resources right before it runs: it holds those instead (released
+          // first, so two calls that swapped resources cannot wait for each other).
+          ctx.onAccessesChanged((accesses) => {
+            state.release?.();
+            state.release = undefined;
+            return hold(accesses);
+          });
         },
         { name: 'mcp-serve: order across requests' },
       ),
