@@ -186,6 +186,7 @@ export {
   type DidExecuteContext,
   type BeforeExecuteListener,
   type WillExecuteListener,
+  type AccessesChangedListener,
   type DidExecuteListener,
   type HookOptions,
   type BeforeHookOptions,
