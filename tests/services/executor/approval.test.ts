@@ -81,6 +81,7 @@ describe('approval in the executor', () => {
         description: 'Running make',
         display: { kind: 'command', command: 'make' },
         approvalRule: 'Shell(make)',
+        accesses: [{ kind: 'all' }],
       },
     ]);
   });
