@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import { packageVersion } from '../../../base/packageInfo';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type {
   CallToolResult,
   ElicitRequestFormParams,
@@ -111,6 +112,20 @@ const LenientCallToolRequestSchema = z.looseObject({
 type LenientCallToolRequest = z.infer<typeof LenientCallToolRequestSchema>;
 
 /**
+ * The SDK's Ajv validator, created on first use: the Server checks only elicitation answers with
+ * it, and building an Ajv costs about 1 ms, which a server made per stateless HTTP request would
+ * otherwise pay every time.
+ */
+class LazySchemaValidator implements jsonSchemaValidator {
+  private inner: jsonSchemaValidator | undefined;
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.inner ??= new (mcpSdk.ajvValidator().AjvJsonSchemaValidator)();
+    return this.inner.getValidator<T>(schema);
+  }
+}
+
+/**
  * A JSON-RPC "invalid params" error (-32602) with a message for the client. A plain Error with a
  * code, since the SDK sends a thrown error's `code` and `message` as they are (McpError would add
  * an "MCP error" prefix that the client adds again).
@@ -169,6 +184,7 @@ export class McpAgentServer {
       {
         // logging: NotifyUser's notifications go to the client as log messages.
         capabilities: { tools: { listChanged: true }, logging: {} },
+        jsonSchemaValidator: new LazySchemaValidator(),
         instructions:
           `The tools of an AI coding agent (toolhost), working in ${cwd}. Relative paths resolve against that ` +
           'directory; paths outside it must be absolute. Calls that change files or run commands may need approval.',
