@@ -7,6 +7,7 @@ import { executorBench } from './executor.bench';
 import { filesBench } from './files.bench';
 import { hooksBench } from './hooks.bench';
 import { mcpServeBench } from './mcpServe.bench';
+import { mcpHttpBench } from './mcpHttp.bench';
 import { mcpBench } from './mcp.bench';
 import { mediaBench } from './media.bench';
 import { readBench } from './read.bench';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   files: filesBench,
   hooks: hooksBench,
   'mcp-serve': mcpServeBench,
+  'mcp-http': mcpHttpBench,
   plan: planBench,
   grep: grepBench,
   'grep-files': grepFilesBench,

@@ -189,6 +189,7 @@ export {
   type DidExecuteContext,
   type BeforeExecuteListener,
   type WillExecuteListener,
+  type AccessesChangedListener,
   type DidExecuteListener,
   type HookOptions,
   type BeforeHookOptions,
@@ -210,6 +211,7 @@ export {
 export {
   ISessionInteractionService,
   NoInteractionHostError,
+  ApprovalPendingError,
   type ApprovalRequest,
   type ApprovalResponse,
   type UserToolRequest,

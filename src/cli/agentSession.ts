@@ -37,9 +37,16 @@ export function writeWarning(io: Pick<CliIo, 'stderr'>, message: string, json = 
   io.stderr.write(json ? JSON.stringify({ event: 'warning', message }) + '\n' : `warning: ${message}\n`);
 }
 
-/** An App with every builtin feature, those of config `features`, and one agent for the flags' workspace and profile. */
-export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: AgentSessionOptions = {}): AgentSession {
-  const { overrides } = options;
+/** An App with every builtin feature and those of config `features`, for the flags' workspace; agents are created on demand. */
+export interface AppSession {
+  readonly app: App;
+  readonly workspace: ResolvedWorkspace;
+  /** An agent of the flags' profile in the workspace, its warnings on stderr; a bad profile is a usage error. */
+  createAgent(options?: { readonly id?: string; readonly dataDir?: string; readonly overrides?: (agent: Container) => void }): Agent;
+  dispose(): Promise<void>;
+}
+
+export function openAppSession(flags: WorkspaceFlags, io: CliIo, options: Pick<AgentSessionOptions, 'jsonWarnings'> = {}): AppSession {
   const warn = (message: string) => writeWarning(io, message, options.jsonWarnings);
   const workspace = resolveWorkspace(flags, io);
   const modules = loadConfiguredFeatures(workspace.configInput, workspace.configFile, workspace.configSource, io.library);
@@ -52,28 +59,55 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: Agen
       if (container.isBound(IMcpClientOptions)) container.rebind(IMcpClientOptions).toConstantValue({ workingDirectory: workspace.cwd });
     },
   });
-  let agent: Agent;
-  try {
-    agent = app.createAgent({ cwd: workspace.cwd, profile: flags.profile, modelCapabilities: flags.modelCapability ?? [], overrides });
-  } catch (error) {
-    void app.dispose();
-    if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);
-    // Never run unsandboxed instead: say why and how to fix it (exit code 2).
-    if (error instanceof SandboxUnavailableError) throw new UsageError(error.message);
-    throw error;
-  }
-  warnAboutInactivePatterns(app, flags.profile, warn);
-  const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
-  mcp?.onWarning((warning) => warn(warning.message));
   app.get(IAgentStateStore).onWarning((warning) => warn(warning.message));
-  // A hook that fails does not block its call; the person who configured it must still hear of it.
-  if (agent.container.isBound(IAgentCommandHooksService)) agent.get(IAgentCommandHooksService).onDidReportProblem((problem) => warn(hookWarning(problem)));
   return {
     app,
-    agent,
     workspace,
-    whenMcpSettled: async () => mcp?.whenSettled(io.interrupt),
+    createAgent: (agentOptions = {}) => {
+      let agent: Agent;
+      try {
+        agent = app.createAgent({
+          cwd: workspace.cwd,
+          profile: flags.profile,
+          modelCapabilities: flags.modelCapability ?? [],
+          ...(agentOptions.id !== undefined ? { id: agentOptions.id } : {}),
+          ...(agentOptions.dataDir !== undefined ? { dataDir: agentOptions.dataDir } : {}),
+          overrides: agentOptions.overrides,
+        });
+      } catch (error) {
+        if (error instanceof ProfileError) throw new UsageError(`--profile: ${error.message}`);
+        // Never run unsandboxed instead: say why and how to fix it (exit code 2).
+        if (error instanceof SandboxUnavailableError) throw new UsageError(error.message);
+        throw error;
+      }
+      const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
+      mcp?.onWarning((warning) => warn(warning.message));
+      // A hook that fails does not block its call; the person who configured it must still hear of it.
+      if (agent.container.isBound(IAgentCommandHooksService)) agent.get(IAgentCommandHooksService).onDidReportProblem((problem) => warn(hookWarning(problem)));
+      return agent;
+    },
     dispose: () => app.dispose(),
+  };
+}
+
+/** An App with every builtin feature, those of config `features`, and one agent for the flags' workspace and profile. */
+export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: AgentSessionOptions = {}): AgentSession {
+  const session = openAppSession(flags, io, options);
+  let agent: Agent;
+  try {
+    agent = session.createAgent({ overrides: options.overrides });
+  } catch (error) {
+    void session.dispose();
+    throw error;
+  }
+  warnAboutInactivePatterns(session.app, flags.profile, (message) => writeWarning(io, message, options.jsonWarnings));
+  const mcp = agent.container.isBound(IAgentMcpService) ? agent.get(IAgentMcpService) : undefined;
+  return {
+    app: session.app,
+    agent,
+    workspace: session.workspace,
+    whenMcpSettled: async () => mcp?.whenSettled(io.interrupt),
+    dispose: () => session.dispose(),
   };
 }
 
@@ -94,7 +128,8 @@ function createAppWith(modules: readonly LoadedFeatureModule[], configSource: st
   }
 }
 
-function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, warn: (message: string) => void): void {
+/** Warns about tool patterns of the config and the profile that match no tool. */
+export function warnAboutInactivePatterns(app: App, profileFlag: string | undefined, warn: (message: string) => void): void {
   const config = app.config.config;
   const builtin = new Set(app.get(IBuiltinToolAssemblyService).contributions.map((c) => c.name));
   const isKnown = (name: string) => builtin.has(name);

@@ -1,11 +1,16 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Command } from 'commander';
+import type { Container } from 'inversify';
 import { errorMessage } from '../../base/errors';
 import { McpAgentServer } from '../../features/mcp/serve/mcpAgentServer';
 import { McpServeInteractions } from '../../features/mcp/serve/mcpServeInteractions';
 import { McpStdioServerTransport } from '../../features/mcp/serve/stdioServerTransport';
+import { normalizeOrigin, parseHostPort } from '../../features/mcp/serve/http/httpGuards';
+import { McpHttpServeError, McpHttpServer } from '../../features/mcp/serve/http/mcpHttpServer';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
-import { openAgentSession } from '../agentSession';
+import { openAgentSession, openAppSession, warnAboutInactivePatterns, writeWarning } from '../agentSession';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, stopSignalOf, UsageError } from '../io';
 
@@ -13,6 +18,61 @@ interface ServeFlags extends WorkspaceFlags {
   readonly yes?: boolean;
   /** `--no-watch` sets it to false. */
   readonly watch?: boolean;
+  readonly http?: string;
+  readonly stateless?: boolean;
+  readonly dataDir?: string;
+  readonly sessionIdle?: string;
+  readonly maxAgents?: string;
+  readonly tokenFile?: string;
+  readonly allowOrigin?: readonly string[];
+  readonly maxBody?: string;
+  readonly approvalSecretFile?: string;
+  readonly instanceId?: string;
+}
+
+/** Flags that only mean something with --http, as commander names them and as the user types them. */
+const HTTP_ONLY_FLAGS: ReadonlyArray<[keyof ServeFlags, string]> = [
+  ['stateless', '--stateless'],
+  ['dataDir', '--data-dir'],
+  ['sessionIdle', '--session-idle'],
+  ['maxAgents', '--max-agents'],
+  ['tokenFile', '--token-file'],
+  ['allowOrigin', '--allow-origin'],
+  ['maxBody', '--max-body'],
+  ['approvalSecretFile', '--approval-secret-file'],
+  ['instanceId', '--instance-id'],
+];
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `90s`, `30m`, `2h`. */
+function parseDuration(flag: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2]!]! : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag}: "${text}" is not a duration; give a number with ms, s, m or h, e.g. 30m.`);
+  return Math.round(ms);
+}
+
+function parsePositiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) throw new UsageError(`${flag}: "${text}" is not a positive integer.`);
+  return value;
+}
+
+/** A secret from a file (trimmed; it must not be empty) or, without the flag, from an environment variable. */
+function readSecret(io: CliIo, flag: string, file: string | undefined, envName: string): string | undefined {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = fs.readFileSync(nodePath.resolve(io.cwd, file), 'utf8').trim();
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot read "${file}": ${errorMessage(error)}.`);
+    }
+    if (text === '') throw new UsageError(`${flag}: "${file}" is empty; put the secret in it.`);
+    return text;
+  }
+  const fromEnv = io.env[envName]?.trim();
+  return fromEnv ? fromEnv : undefined;
 }
 
 function isStream(value: unknown): value is NodeJS.EventEmitter {
@@ -40,6 +100,9 @@ function guardProcess(log: (message: string) => void): () => void {
 }
 
 async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  if (flags.http !== undefined) return serveHttp(flags, flags.http, io);
+  const httpOnly = HTTP_ONLY_FLAGS.find(([key]) => flags[key] !== undefined);
+  if (httpOnly) throw new UsageError(`${httpOnly[1]} needs --http HOST:PORT: it configures serving over HTTP.`);
   if (!isStream(io.stdin) || !isStream(io.stdout)) throw new UsageError('mcp serve needs stdin and stdout streams.');
   const stdin = io.stdin as unknown as Readable;
   const stdout = io.stdout as unknown as Writable;
@@ -94,16 +157,109 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   }
 }
 
+/** `mcp serve --http`: MCP Streamable HTTP until a signal stops it. */
+async function serveHttp(flags: ServeFlags, address: string, io: CliIo): Promise<void> {
+  const log = (message: string) => void io.stderr.write(`toolhost: ${message}\n`);
+  let bind: { host: string; port: number };
+  try {
+    bind = parseHostPort(address);
+  } catch (error) {
+    throw new UsageError(`--http: ${errorMessage(error)}`);
+  }
+  if (!flags.stateless && flags.maxAgents !== undefined) throw new UsageError('--max-agents needs --stateless: stateful serving keeps one agent per session.');
+  if (!flags.stateless && flags.dataDir !== undefined) throw new UsageError('--data-dir needs --stateless: stateful sessions keep their state for as long as they last.');
+  if (flags.stateless && flags.sessionIdle !== undefined) throw new UsageError('--session-idle needs stateful serving (without --stateless): stateless serving has no sessions.');
+  if (flags.stateless && flags.dataDir === undefined) {
+    throw new UsageError('--stateless needs --data-dir <dir>: the folder that holds each agent\'s state by agent id; give every instance the same one.');
+  }
+  const token = readSecret(io, '--token-file', flags.tokenFile, 'TOOLHOST_MCP_TOKEN');
+  const secret = readSecret(io, '--approval-secret-file', flags.approvalSecretFile, 'TOOLHOST_MCP_APPROVAL_SECRET');
+  if (secret !== undefined && !flags.stateless) log('the approval secret is used only with --stateless; stateful sessions ask approvals by elicitation.');
+  for (const origin of flags.allowOrigin ?? []) {
+    if (!normalizeOrigin(origin)) throw new UsageError(`--allow-origin: "${origin}" is not an origin; give scheme, host and port, e.g. https://app.example.com.`);
+  }
+  const sessionIdleMs = flags.sessionIdle !== undefined ? parseDuration('--session-idle', flags.sessionIdle) : undefined;
+  const maxAgents = flags.maxAgents !== undefined ? parsePositiveInteger('--max-agents', flags.maxAgents) : undefined;
+  const maxBodyBytes = flags.maxBody !== undefined ? parsePositiveInteger('--max-body', flags.maxBody) : undefined;
+  const dataRoot = flags.dataDir !== undefined ? nodePath.resolve(io.cwd, flags.dataDir) : undefined;
+  if (dataRoot !== undefined) fs.mkdirSync(dataRoot, { recursive: true, mode: 0o700 });
+
+  // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
+  const session = openAppSession(flags, io);
+  const createAgent = ({ id, overrides }: { readonly id?: string; readonly overrides: (container: Container) => void }) =>
+    session.createAgent({ ...(id !== undefined ? { id, dataDir: nodePath.join(dataRoot!, id) } : {}), overrides });
+  try {
+    // The profile is checked once now, so a bad one is a usage error rather than a failing first session.
+    await session.createAgent({ id: 'mcp-serve-check' }).dispose();
+  } catch (error) {
+    await session.dispose();
+    throw error;
+  }
+  warnAboutInactivePatterns(session.app, flags.profile, (message) => writeWarning(io, message));
+  const watcher =
+    flags.watch === false
+      ? undefined
+      : watchConfigFile({ cwd: session.workspace.cwd, explicitFile: flags.config !== undefined ? session.workspace.configFile : undefined, config: session.app.config, log });
+  let server: McpHttpServer;
+  try {
+    server = await McpHttpServer.listen({
+      ...bind,
+      stateless: flags.stateless === true,
+      createAgent,
+      ...(token !== undefined ? { token } : {}),
+      ...(flags.allowOrigin ? { allowedOrigins: flags.allowOrigin } : {}),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}),
+      ...(maxAgents !== undefined ? { maxAgents } : {}),
+      approveAll: flags.yes === true,
+      ...(secret !== undefined ? { approvalSecret: Buffer.from(secret, 'utf8') } : {}),
+      ...(flags.instanceId !== undefined ? { instanceId: flags.instanceId } : {}),
+      log,
+    });
+  } catch (error) {
+    watcher?.dispose();
+    await session.dispose();
+    if (error instanceof McpHttpServeError) throw new UsageError(`--http: ${error.message}`);
+    throw new UsageError(`--http: cannot listen on ${address}: ${errorMessage(error)}.`);
+  }
+  const unguard = io.stdout === process.stdout ? guardProcess(log) : () => undefined;
+  const { url } = server.address;
+  const approvals = flags.yes ? 'approves every call (--yes)' : flags.stateless ? (secret !== undefined ? 'takes approvals as signed tokens' : 'cannot approve calls (no --approval-secret-file)') : 'asks approvals by elicitation';
+  log(`listening on ${url} (${flags.stateless ? 'stateless' : 'stateful'}, instance ${server.instanceId}${token !== undefined ? ', bearer token required' : ''}); it ${approvals}`);
+  try {
+    const why = await new Promise<string>((resolve) => {
+      if (io.interrupt?.aborted) resolve(stopSignalOf(io.interrupt) ?? 'interrupted');
+      io.interrupt?.addEventListener('abort', () => resolve(stopSignalOf(io.interrupt) ?? 'interrupted'), { once: true });
+    });
+    log(`shutting down: ${why}`);
+  } finally {
+    await server.close();
+    watcher?.dispose();
+    await session.dispose();
+    unguard();
+  }
+}
+
 export function mcpCommand(io: CliIo): Command {
   const mcp = new Command('mcp').description('Model Context Protocol: serve the agent\'s tools to MCP clients');
   const serveCommand = new Command('serve')
     .description(
-      "serve the agent's active tools over stdio as an MCP server; every call goes through the executor " +
+      "serve the agent's active tools over stdio (or --http) as an MCP server; every call goes through the executor " +
         '(policy, validation, approval, scheduling, output budget). Approvals are asked of the client by ' +
         'elicitation when it supports it; otherwise --yes or config approval rules decide, and the rest is denied.',
     )
     .option('--yes', 'approve every call that needs approval (approval.deny rules still apply)')
-    .option('--no-watch', 'do not reload the config file when it changes');
+    .option('--no-watch', 'do not reload the config file when it changes')
+    .option('--http <host:port>', 'serve over MCP Streamable HTTP instead of stdio (port 0: any free port; the address is printed on stderr)')
+    .option('--stateless', 'with --http: POST /mcp/agents/<agentId>, any instance answers; approvals as signed tokens (needs --data-dir)')
+    .option('--data-dir <dir>', 'with --stateless: the folder of the agents\' state by agent id, shared by every instance')
+    .option('--session-idle <duration>', 'with --http: close a session idle this long and dispose its agent (default 30m)')
+    .option('--max-agents <n>', 'with --stateless: agents kept in memory; the least recently used is disposed past it (default 100)')
+    .option('--token-file <file>', 'with --http: require "Authorization: Bearer <token>" (or TOOLHOST_MCP_TOKEN); required off loopback')
+    .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides the server\'s own (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--max-body <bytes>', 'with --http: the largest request body accepted (default 4194304)')
+    .option('--approval-secret-file <file>', 'with --stateless: the secret approval tokens are signed with (or TOOLHOST_MCP_APPROVAL_SECRET)')
+    .option('--instance-id <id>', 'with --http: the name in the x-toolhost-instance header and /healthz (default <hostname>-<pid>)');
   addWorkspaceOptions(serveCommand);
   serveCommand.action((flags: ServeFlags) => serve(flags, io));
   mcp.addCommand(serveCommand);

@@ -45,7 +45,33 @@ export {
   DEFAULT_LIST_CHANGED_DELAY_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
   type McpAgentServerOptions,
+  type McpCallPlan,
+  type McpCallPlanner,
 } from './serve/mcpAgentServer';
+// Over Streamable HTTP: `toolhost mcp serve --http`.
+export {
+  McpHttpServer,
+  McpHttpServeError,
+  DEFAULT_MAX_AGENTS,
+  DEFAULT_SESSION_IDLE_MS,
+  AGENT_ID_PATTERN,
+  INSTANCE_HEADER,
+  type McpHttpServerOptions,
+} from './serve/http/mcpHttpServer';
+export { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from './serve/http/httpGuards';
+export {
+  SignedApprovals,
+  signApproval,
+  checkApprovalToken,
+  parseApprovalToken,
+  argsDigest,
+  canonicalJson,
+  MCP_META_APPROVAL_REQUEST,
+  TOOL_CALL_ID_PATTERN,
+  type ApprovalToken,
+  type SignedApprovalRequest,
+  type SignedApprovalsOptions,
+} from './serve/http/signedApproval';
 export {
   McpSamplingSubagentRunner,
   clientSamplesWithTools,

@@ -8,7 +8,7 @@ import { AbortWatch, GAVE_UP } from '../executor/abortWatch';
 import { describeError } from '../executor/callEnd';
 import type { ServiceAccessor } from '../../di/toolContribution';
 import type { ToolCallInfo } from '../executor/toolExecutor';
-import { type ApprovalRequest, ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
+import { ApprovalPendingError, type ApprovalRequest, ISessionInteractionService, NoInteractionHostError } from '../interaction/interaction';
 import { IAgentServiceAccessor } from '../toolActivation/toolActivation';
 import { IAgentWorkspaceService } from '../workspace/workspace';
 import { type ApprovalDecision, evaluateApproval } from './approvalPolicy';
@@ -92,6 +92,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       description,
       display: call.execution.display ?? { kind: 'generic', summary: description, detail: call.args },
       approvalRule: call.execution.approvalRule,
+      accesses: call.accesses,
     };
     const host = this.interactions;
     let response;
@@ -103,6 +104,7 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
     } catch (error) {
       if (call.signal.aborted) return { approved: false, aborted: true, result: toolError(`Tool "${call.name}" was aborted`) };
       if (isNoHostError(error)) return { approved: false, result: this.noHost(call, host) };
+      if (isPendingError(error)) return { approved: false, pending: true, result: toolError(`Tool "${call.name}" was not run: it needs approval. ${describeError(error)}`) };
       return {
         approved: false,
         result: toolError(`Tool "${call.name}" was not run: the approval request failed (${describeError(error)}). ${DO_NOT_RETRY}`),
@@ -126,6 +128,14 @@ export class AgentToolApprovalService implements IAgentToolApprovalService {
       `Tool "${call.name}" was not run: it needs approval and there is no one to approve it.` +
         ` To allow it, add a rule such as "${call.execution.approvalRule}" to approval.allow in toolhost.json${hint ? `, or ${hint}` : ''}. ${DO_NOT_RETRY}`,
     );
+  }
+}
+
+function isPendingError(error: unknown): boolean {
+  try {
+    return error instanceof ApprovalPendingError;
+  } catch {
+    return false;
   }
 }
 

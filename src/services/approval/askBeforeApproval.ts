@@ -1,5 +1,5 @@
 import type { BeforeExecuteContext } from '../executor/toolExecutor';
-import type { IAgentToolApprovalService } from './toolApproval';
+import { type IAgentToolApprovalService, refusedApprovalOutcome } from './toolApproval';
 
 /**
  * Settles a call from a before-execute hook that runs before approval, by asking the host even
@@ -10,5 +10,5 @@ import type { IAgentToolApprovalService } from './toolApproval';
 export async function askBeforeApproval(approval: IAgentToolApprovalService, ctx: BeforeExecuteContext, reason: string): Promise<void> {
   const review = await approval.review(ctx, { alwaysAsk: true, reason });
   if (review.approved) ctx.approve();
-  else ctx.veto(review.result, review.aborted === true ? 'aborted' : 'denied');
+  else ctx.veto(review.result, refusedApprovalOutcome(review));
 }

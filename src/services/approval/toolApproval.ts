@@ -6,7 +6,18 @@ import type { ApprovalDecision } from './approvalPolicy';
 
 export type ApprovalReview =
   | { readonly approved: true; readonly decision: ApprovalDecision | { kind: 'asked'; answer: 'approve' | 'approve_session' } }
-  | { readonly approved: false; readonly result: ToolResult; readonly aborted?: boolean };
+  | {
+      readonly approved: false;
+      readonly result: ToolResult;
+      readonly aborted?: boolean;
+      /** The host could not decide now and takes the approval with a repeated call (ApprovalPendingError): the outcome is `needs_approval`. */
+      readonly pending?: boolean;
+    };
+
+/** The outcome of a call whose approval review did not approve it. */
+export function refusedApprovalOutcome(review: ApprovalReview & { readonly approved: false }): 'aborted' | 'denied' | 'needs_approval' {
+  return review.aborted === true ? 'aborted' : review.pending === true ? 'needs_approval' : 'denied';
+}
 
 export interface ApprovalReviewOptions {
   /** Ask the host even when a rule, a grant or the tool's default would allow the call (deny rules still deny). */

@@ -225,7 +225,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
         const blocked = await schedule(info, task, run);
         if (blocked) end = blocked;
         else {
-          const rechecked = await recheckBeforeRun(info, task, prepared.approvedBy, run, this.recheckDeps);
+          const rechecked = await recheckBeforeRun(info, task, prepared, run, this.recheckDeps);
           info = rechecked.info;
           if (!rechecked.run) end = rechecked.end;
           else {

@@ -1,10 +1,10 @@
 import { type ToolResult, toolError } from '../../tool/contract';
-import type { ApprovalReview, IAgentToolApprovalService } from '../approval/toolApproval';
+import { type ApprovalReview, type IAgentToolApprovalService, refusedApprovalOutcome } from '../approval/toolApproval';
 import { type AbortWatch, GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError, failedEnd } from './callEnd';
 import { normalizeToolResult } from './normalizeResult';
 import type { OrderedHook, OrderedHooks } from './orderedHooks';
-import type { BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
+import type { AccessesChangedListener, BeforeExecuteContext, BeforeExecuteListener, ToolCallInfo, ToolCallOutcome, WillExecuteContext, WillExecuteListener } from './toolExecutor';
 import type { ToolCallSpan } from './tracing';
 
 /** Where approval runs among the before-execute listeners. */
@@ -16,7 +16,13 @@ export const DEFAULT_BEFORE_ORDER = 100;
 export type ApprovedBy = Extract<ApprovalReview, { approved: true }>['decision'] | undefined;
 
 export type Prepared =
-  | { readonly proceed: true; readonly metadata: Readonly<Record<string, unknown>>; readonly approvedBy: ApprovedBy }
+  | {
+      readonly proceed: true;
+      readonly metadata: Readonly<Record<string, unknown>>;
+      readonly approvedBy: ApprovedBy;
+      /** What will-listeners asked to hear when a recheck changes the call's accesses. */
+      readonly onAccessesChanged?: readonly AccessesChangedListener[];
+    }
   | ({ readonly proceed: false } & CallEnd);
 
 export interface PrepareDeps {
@@ -35,7 +41,7 @@ function abortedStop(info: ToolCallInfo): Stop {
   return { proceed: false, ...abortedEnd(info.name) };
 }
 
-const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted'];
+const VETO_OUTCOMES: readonly ToolCallOutcome[] = ['vetoed', 'denied', 'aborted', 'needs_approval'];
 
 /**
  * Prepare one call: onBeforeExecuteTool listeners with approval among them, then
@@ -47,8 +53,9 @@ export async function prepare(info: ToolCallInfo, watch: AbortWatch, deps: Prepa
     const before = await runBeforeHooks(info, deps.beforeHooks.snapshot, deps.approval, watch, span);
     // With no will-listeners the stage is skipped, which saves the call an await.
     if (!before.proceed || deps.willHooks.isEmpty) return before;
-    const failure = await runWillHooks(info, deps.willHooks.snapshot, watch);
-    return failure ?? before;
+    const changeListeners: AccessesChangedListener[] = [];
+    const failure = await runWillHooks(info, deps.willHooks.snapshot, watch, changeListeners);
+    return failure ?? (changeListeners.length > 0 ? { ...before, onAccessesChanged: changeListeners } : before);
   } catch (error) {
     // Unreachable by design (every listener and approval is guarded); kept so nothing escapes
     // `execute`. The tool has not run, so the call is vetoed, not executed.
@@ -141,7 +148,7 @@ async function runBeforeHooks(
       const review = await watch.untilGraceOver(approval.review(info));
       approvalSpan?.end(review === GAVE_UP ? undefined : review);
       if (review === GAVE_UP) return abortedStop(info);
-      if (!review.approved) return stop(normalizeToolResult(info.name, review.result), review.aborted === true ? 'aborted' : 'denied');
+      if (!review.approved) return stop(normalizeToolResult(info.name, review.result), refusedApprovalOutcome(review));
       approvedBy = review.decision;
     } catch (error) {
       approvalSpan?.end(undefined, error);
@@ -206,10 +213,18 @@ function beforeHookFailed(hook: OrderedHook<BeforeExecuteListener>, info: ToolCa
 }
 
 /** The first listener that fails ends the call; the later ones are not run. */
-async function runWillHooks(info: ToolCallInfo, hooks: readonly OrderedHook<WillExecuteListener>[], watch: AbortWatch): Promise<Stop | undefined> {
+async function runWillHooks(
+  info: ToolCallInfo,
+  hooks: readonly OrderedHook<WillExecuteListener>[],
+  watch: AbortWatch,
+  changeListeners: AccessesChangedListener[],
+): Promise<Stop | undefined> {
   for (const hook of hooks) {
     const waits: Promise<unknown>[] = [];
-    const ctx: WillExecuteContext = hookContext(info, { waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)) });
+    const ctx: WillExecuteContext = hookContext(info, {
+      waitUntil: (work: Promise<unknown>) => void waits.push(tracked(work)),
+      onAccessesChanged: (listener: AccessesChangedListener) => void changeListeners.push(listener),
+    });
     try {
       const returned = hook.listener(ctx);
       if (returned && (await watch.untilGraceOver(returned)) === GAVE_UP) return abortedStop(info);

@@ -1,5 +1,5 @@
 import { toolError } from '../../tool/contract';
-import type { IAgentToolApprovalService } from '../approval/toolApproval';
+import { type IAgentToolApprovalService, refusedApprovalOutcome } from '../approval/toolApproval';
 import type { IAgentToolRegistryService } from '../toolRegistry/toolRegistry';
 import { GAVE_UP } from './abortWatch';
 import { abortedEnd, type CallEnd, describeError, skippedEnd } from './callEnd';
@@ -7,7 +7,7 @@ import type { BatchRun } from './execute';
 import { normalizeToolResult } from './normalizeResult';
 import type { ApprovedBy } from './prepare';
 import { type Resolved, resolveCall, sameResolution } from './resolution';
-import type { ToolCallInfo } from './toolExecutor';
+import type { AccessesChangedListener, ToolCallInfo } from './toolExecutor';
 import type { ScheduledTask } from './toolScheduler';
 
 export interface RecheckDeps {
@@ -31,10 +31,18 @@ const disabledEnd = (name: string): CallEnd => ({
  * tool for its name, and the call is resolved again. Calls of a batch are resolved before any of
  * them runs, so a symbolic link an earlier call made is invisible to the first resolution. When
  * the new resolution touches other canonical paths or has another approval rule, approval runs
- * again on it and it replaces the first; a read approved as an inside read is evaluated again even
- * when its path is the same (the file may now be a hard link). Never throws.
+ * again on it and it replaces the first (and the will-listeners that asked are told the new
+ * accesses); a read approved as an inside read is evaluated again even when its path is the same
+ * (the file may now be a hard link). Never throws.
  */
-export async function recheckBeforeRun(info: ToolCallInfo, task: ScheduledTask, approvedBy: ApprovedBy, run: BatchRun, deps: RecheckDeps): Promise<Rechecked> {
+export async function recheckBeforeRun(
+  info: ToolCallInfo,
+  task: ScheduledTask,
+  prepared: { readonly approvedBy: ApprovedBy; readonly onAccessesChanged?: readonly AccessesChangedListener[] },
+  run: BatchRun,
+  deps: RecheckDeps,
+): Promise<Rechecked> {
+  const { approvedBy } = prepared;
   let current = info;
   let approvedAsInsideRead = isInsideReadDefault(approvedBy);
   for (let round = 0; round < MAX_RESOLUTIONS; round++) {
@@ -53,11 +61,21 @@ export async function recheckBeforeRun(info: ToolCallInfo, task: ScheduledTask, 
       return { run: false, info: next, end: { result: toolError(`Approval failed for tool "${info.name}": ${describeError(error)}`), outcome: 'denied' } };
     }
     if (review === GAVE_UP) return { run: false, info: next, end: abortedEnd(info.name) };
-    if (!review.approved) return { run: false, info: next, end: { result: normalizeToolResult(info.name, review.result), outcome: review.aborted === true ? 'aborted' : 'denied' } };
+    if (!review.approved) return { run: false, info: next, end: { result: normalizeToolResult(info.name, review.result), outcome: refusedApprovalOutcome(review) } };
     approvedAsInsideRead = isInsideReadDefault(review.decision);
     if (changed) {
       // It now touches other resources: it waits for calls it conflicts with, as any call does.
       if (!info.signal.aborted) await run.watch.untilAborted(run.scheduler.retarget(task, next.accesses));
+      // Will-listeners that order calls beyond this batch (mcp serve's AccessGate) wait for the new ones too.
+      for (const listener of prepared.onAccessesChanged ?? []) {
+        if (info.signal.aborted) break;
+        try {
+          await run.watch.untilAborted(Promise.resolve(listener(next.accesses)));
+        } catch (error) {
+          if (info.signal.aborted) break;
+          return { run: false, info: next, end: { result: toolError(`An onWillExecuteTool hook failed for tool "${info.name}" when its accesses changed: ${describeError(error)}`), outcome: 'vetoed' } };
+        }
+      }
       if (info.signal.aborted) return { run: false, info: next, end: abortedEnd(info.name) };
       if (run.stopped) return { run: false, info: next, end: skippedEnd() };
     }

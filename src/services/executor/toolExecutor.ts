@@ -20,12 +20,15 @@ export interface ToolCall {
  * - `resolution-failed`: resolveExecution threw (or refused the path), in preflight or when the
  *   call was resolved again right before it ran;
  * - `denied`: approval denied or rejected it;
+ * - `needs_approval`: it needs approval and the host takes it only with a repeated call (a host
+ *   that throws ApprovalPendingError, e.g. stateless `mcp serve --http`, whose caller repeats the
+ *   call with a signed approval token);
  * - `vetoed`: a before-execute hook vetoed it or failed, or the tool was disabled while the call waited;
  * - `skipped`: an earlier call stopped the batch;
  * - `aborted`: the batch was aborted before or while it ran;
  * - `synthetic`: resolveExecution returned a result without running anything.
  */
-export type ToolCallOutcome = 'executed' | 'rejected' | 'resolution-failed' | 'denied' | 'vetoed' | 'skipped' | 'aborted' | 'synthetic';
+export type ToolCallOutcome = 'executed' | 'rejected' | 'resolution-failed' | 'denied' | 'needs_approval' | 'vetoed' | 'skipped' | 'aborted' | 'synthetic';
 
 export interface ToolCallResult {
   readonly toolCallId: string;
@@ -111,7 +114,7 @@ export interface ToolCallInfo {
 /** What an `onBeforeExecuteTool` listener may say. */
 export interface BeforeExecuteContext extends ToolCallInfo {
   /** Do not run the call; this result goes to the model instead. */
-  veto(result: ToolResult, outcome?: 'vetoed' | 'denied' | 'aborted'): void;
+  veto(result: ToolResult, outcome?: 'vetoed' | 'denied' | 'aborted' | 'needs_approval'): void;
   /** Run the call; later listeners are not consulted. */
   allow(): void;
   /**
@@ -129,7 +132,16 @@ export interface BeforeExecuteContext extends ToolCallInfo {
 
 export interface WillExecuteContext extends ToolCallInfo {
   waitUntil(work: Promise<unknown>): void;
+  /**
+   * `listener` runs when the call, resolved again right before it runs, touches other resources
+   * than `accesses` (a symbolic link changed in between): the call waits for the work it returns
+   * (e.g. a lock on the new accesses) before it runs. A listener that throws ends the call (vetoed).
+   */
+  onAccessesChanged(listener: AccessesChangedListener): void;
 }
+
+/** Told the accesses a call will run with after they changed; see WillExecuteContext.onAccessesChanged. */
+export type AccessesChangedListener = (accesses: ToolAccesses) => void | Promise<unknown>;
 
 export interface DidExecuteContext extends ToolCallInfo {
   readonly outcome: ToolCallOutcome;

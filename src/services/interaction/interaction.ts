@@ -1,5 +1,6 @@
 import type { Event } from '../../base/event';
 import { createServiceId } from '../../di/serviceId';
+import type { ToolAccesses } from '../../tool/accesses';
 import type { ToolInputDisplay } from '../../tool/display';
 import type { ToolOutput } from '../../tool/contract';
 
@@ -20,6 +21,8 @@ export interface ApprovalRequest extends InteractionOrigin {
   readonly display: ToolInputDisplay;
   /** The rule "approve for this session" would store, e.g. `Bash(npm test)`. */
   readonly approvalRule: string;
+  /** The resources the call touches, as approval evaluated them. */
+  readonly accesses?: ToolAccesses;
 }
 
 export interface ApprovalResponse {
@@ -111,6 +114,15 @@ export type InteractionResponse<K extends InteractionKind> = InteractionRequests
 /** There is no host that can answer this kind of request. */
 export class NoInteractionHostError extends Error {
   override readonly name = 'NoInteractionHostError';
+}
+
+/**
+ * Thrown by a host from an approval request it cannot answer now but will accept with a repeated
+ * call (stateless `mcp serve --http`: the caller repeats the call with a signed approval token).
+ * The call ends with outcome `needs_approval` and this message, which says how to approve it.
+ */
+export class ApprovalPendingError extends Error {
+  override readonly name = 'ApprovalPendingError';
 }
 
 /**

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { z } from 'zod';
 import { IAgentToolApprovalService } from '../../../src/services/approval/toolApproval';
+import { ApprovalPendingError } from '../../../src/services/interaction/interaction';
 import { evaluateApproval } from '../../../src/services/approval/approvalPolicy';
 import { ConfigError, parseConfig } from '../../../src/services/config/configLoader';
 import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/accesses';
@@ -80,6 +81,7 @@ describe('approval in the executor', () => {
         description: 'Running make',
         display: { kind: 'command', command: 'make' },
         approvalRule: 'Shell(make)',
+        accesses: [{ kind: 'all' }],
       },
     ]);
   });
@@ -91,6 +93,18 @@ describe('approval in the executor', () => {
     const [result] = await h.agent.executor.execute([{ id: '1', name: 'Read', arguments: { path: outside } }]);
     expect(interactions.approvals.map((r) => r.toolName)).toEqual(['Read']);
     expect(result!.outcome).toBe('denied');
+  });
+
+  test('a host that throws ApprovalPendingError ends the call as needs_approval with its message; the request carries the accesses', async () => {
+    const interactions = new FakeHost({
+      approval: () => {
+        throw new ApprovalPendingError('Repeat it with a signed token.');
+      },
+    });
+    h = openHarness({ cwd: dir.path, tools: [shellTool()], interactions });
+    const [result] = await h.agent.executor.execute([{ id: '1', name: 'Shell', arguments: { command: 'deploy prod' } }]);
+    expect(result).toMatchObject({ outcome: 'needs_approval', isError: true, output: 'Tool "Shell" was not run: it needs approval. Repeat it with a signed token.' });
+    expect(interactions.approvals[0]!.accesses).toEqual(ToolAccesses.all());
   });
 
   test('a rejection tells the model what happened and not to retry, with the feedback', async () => {

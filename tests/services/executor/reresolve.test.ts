@@ -166,3 +166,40 @@ describe('a tool deactivated while its call waits', () => {
     expectPairedEvents(h.events, ['w']);
   });
 });
+
+describe('onWillExecuteTool listeners hear of accesses a recheck changed', () => {
+  /** A tool whose first resolution writes first.txt and every later one second.txt. */
+  function shiftingTool() {
+    let resolutions = 0;
+    return testTool('Shift', { accesses: () => [ToolAccesses.writeFile(nodePath.join(fx.dir, resolutions++ === 0 ? 'first.txt' : 'second.txt'))] });
+  }
+
+  test('a listener is told the new accesses, and the call waits for the work it returns', async () => {
+    const host = new FakeHost({ approval: () => ({ decision: 'approve' }) });
+    const h = fx.open({ tools: [shiftingTool()], interactions: host });
+    const seen: string[] = [];
+    const lock = deferred();
+    h.agent.executor.onWillExecuteTool((ctx) => {
+      seen.push(`will ${(ctx.accesses[0] as { path: string }).path}`);
+      ctx.onAccessesChanged((accesses) => {
+        seen.push(`changed ${(accesses[0] as { path: string }).path}`);
+        return lock.promise;
+      });
+    });
+    const running = h.agent.executor.execute([{ id: 's', name: 'Shift', arguments: {} }]);
+    await waitFor(() => seen.length === 2, { what: 'the listener to hear of the change' });
+    expect(seen).toEqual([`will ${fx.dir}/first.txt`, `changed ${fx.dir}/second.txt`]);
+    expect(h.events.filter((e) => e.startsWith('finished'))).toEqual([]);
+    lock.resolve();
+    const [result] = await running;
+    expect(result).toMatchObject({ outcome: 'executed', output: 'Shift done' });
+  });
+
+  test('a listener that throws ends the call as vetoed, with its message', async () => {
+    const host = new FakeHost({ approval: () => ({ decision: 'approve' }) });
+    const h = fx.open({ tools: [shiftingTool()], interactions: host });
+    h.agent.executor.onWillExecuteTool((ctx) => ctx.onAccessesChanged(() => Promise.reject(new Error('no lock for you'))));
+    const [result] = await h.agent.executor.execute([{ id: 's', name: 'Shift', arguments: {} }]);
+    expect(result).toMatchObject({ outcome: 'vetoed', output: 'An onWillExecuteTool hook failed for tool "Shift" when its accesses changed: no lock for you' });
+  });
+});

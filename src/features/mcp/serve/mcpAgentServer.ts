@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import { packageVersion } from '../../../base/packageInfo';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type {
   CallToolResult,
   ElicitRequestFormParams,
@@ -16,7 +17,7 @@ import { mcpSdk } from '../sdk';
 import { errorMessage } from '../../../base/errors';
 import { DisposableStore } from '../../../base/lifecycle';
 import type { ServiceAccessor } from '../../../di/toolContribution';
-import { IAgentToolExecutorService } from '../../../services/executor/toolExecutor';
+import { IAgentToolExecutorService, type ToolCallInfo } from '../../../services/executor/toolExecutor';
 import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
 import { IConfigService } from '../../../services/config/config';
 import { IAgentToolSelectService } from '../../../services/toolSelect/toolSelect';
@@ -64,6 +65,29 @@ export interface McpAgentServerOptions {
    * Default on; `false` leaves the runner alone.
    */
   readonly samplingRunner?: boolean | McpSamplingRunnerOptions;
+  /**
+   * Orders calls whose accesses conflict across requests. Servers of one agent that run side by
+   * side (stateless HTTP: a server per request) share one; default: a gate of this server's own.
+   */
+  readonly gate?: AccessGate;
+  /** Names each `tools/call` for the executor and may refuse it or add to its result; default: ids `mcp_<n>`. */
+  readonly calls?: McpCallPlanner;
+}
+
+/** What a {@link McpCallPlanner} makes of one `tools/call`. */
+export type McpCallPlan =
+  | {
+      /** The executor's id for the call (unique among the agent's calls in progress). */
+      readonly toolCallId: string;
+      /** Adjusts the result before it is sent, once the call has finished. */
+      readonly finish?: (result: CallToolResult) => CallToolResult;
+    }
+  /** Answer this instead of running the call. */
+  | { readonly refuse: CallToolResult };
+
+/** Decides each `tools/call`'s executor id from the request (stateless HTTP: signed approvals in `_meta`). */
+export interface McpCallPlanner {
+  plan(call: { readonly name: string; readonly arguments: Readonly<Record<string, unknown>>; readonly meta: Readonly<Record<string, unknown>> | undefined }): McpCallPlan;
 }
 
 interface CallState {
@@ -88,6 +112,20 @@ const LenientCallToolRequestSchema = z.looseObject({
 type LenientCallToolRequest = z.infer<typeof LenientCallToolRequestSchema>;
 
 /**
+ * The SDK's Ajv validator, created on first use: the Server checks only elicitation answers with
+ * it, and building an Ajv costs about 1 ms, which a server made per stateless HTTP request would
+ * otherwise pay every time.
+ */
+class LazySchemaValidator implements jsonSchemaValidator {
+  private inner: jsonSchemaValidator | undefined;
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.inner ??= new (mcpSdk.ajvValidator().AjvJsonSchemaValidator)();
+    return this.inner.getValidator<T>(schema);
+  }
+}
+
+/**
  * A JSON-RPC "invalid params" error (-32602) with a message for the client. A plain Error with a
  * code, since the SDK sends a thrown error's `code` and `message` as they are (McpError would add
  * an "MCP error" prefix that the client adds again).
@@ -107,7 +145,8 @@ function invalidParams(message: string): Error {
  */
 export class McpAgentServer {
   readonly server: Server;
-  private readonly gate = new AccessGate();
+  private readonly gate: AccessGate;
+  private readonly planner: McpCallPlanner | undefined;
   private readonly calls = new Map<string, CallState>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly disposables = new DisposableStore();
@@ -137,12 +176,15 @@ export class McpAgentServer {
     this.progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
     this.elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.gate = options.gate ?? new AccessGate();
+    this.planner = options.calls;
     const cwd = agent.get(IAgentWorkspaceService).cwd;
     this.server = new (mcpSdk.server().Server)(
       { name: options.name ?? 'toolhost', version: options.version ?? packageVersion() },
       {
         // logging: NotifyUser's notifications go to the client as log messages.
         capabilities: { tools: { listChanged: true }, logging: {} },
+        jsonSchemaValidator: new LazySchemaValidator(),
         instructions:
           `The tools of an AI coding agent (toolhost), working in ${cwd}. Relative paths resolve against that ` +
           'directory; paths outside it must be absolute. Calls that change files or run commands may need approval.',
@@ -191,6 +233,7 @@ export class McpAgentServer {
         throw invalidParams(`tools/call "arguments" must be an object of the tool's parameters (e.g. {"path": "README.md"}), not ${got}.`);
       }
       const work = this.call(name, args as Record<string, unknown> | undefined, {
+        meta: request.params._meta as Record<string, unknown> | undefined,
         signal: extra.signal,
         requestId: extra.requestId,
         progressToken: extra._meta?.progressToken,
@@ -208,11 +251,18 @@ export class McpAgentServer {
         (ctx) => {
           const state = this.calls.get(ctx.toolCallId);
           if (!state) return; // not a call of this server
-          ctx.waitUntil(
-            this.gate.acquire(ctx.accesses, ctx.signal).then((release) => {
+          const hold = (accesses: ToolCallInfo['accesses']) =>
+            this.gate.acquire(accesses, ctx.signal).then((release) => {
               if (release) state.release = release;
-            }),
-          );
+            });
+          ctx.waitUntil(hold(ctx.accesses));
+          // Resolved again to other resources right before it runs: it holds those instead (released
+          // first, so two calls that swapped resources cannot wait for each other).
+          ctx.onAccessesChanged((accesses) => {
+            state.release?.();
+            state.release = undefined;
+            return hold(accesses);
+          });
         },
         { name: 'mcp-serve: order across requests' },
       ),
@@ -320,9 +370,12 @@ export class McpAgentServer {
   private async call(
     name: string,
     args: Record<string, unknown> | undefined,
-    request: { signal: AbortSignal; requestId: RequestId; progressToken?: ProgressToken; send: CallState['send'] },
+    request: { meta: Record<string, unknown> | undefined; signal: AbortSignal; requestId: RequestId; progressToken?: ProgressToken; send: CallState['send'] },
   ): Promise<CallToolResult> {
-    const id = `mcp_${this.nextCall++}`;
+    const plan = this.planner?.plan({ name, arguments: args ?? {}, meta: request.meta });
+    if (plan && 'refuse' in plan) return plan.refuse;
+    const finish = plan?.finish ?? ((result: CallToolResult) => result);
+    const id = plan?.toolCallId ?? `mcp_${this.nextCall++}`;
     const state: CallState = {
       requestId: request.requestId,
       progressToken: request.progressToken,
@@ -339,15 +392,15 @@ export class McpAgentServer {
     try {
       const [result] = await this.agent.get(IAgentToolExecutorService).execute([{ id, name, arguments: args ?? {} }], { signal: request.signal });
       if (!result) throw new Error('the executor returned no result');
-      return toCallToolResult(result);
+      return finish(toCallToolResult(result));
     } catch (error) {
       // The executor never throws by design; this covers a disposed agent during shutdown.
       this.log(`tools/call ${name} failed: ${errorMessage(error)}`);
-      return {
+      return finish({
         content: [{ type: 'text', text: `toolhost could not run tool "${name}": ${errorMessage(error)}` }],
         isError: true,
         _meta: { [MCP_META_OUTCOME]: 'executed' },
-      };
+      });
     } finally {
       state.release?.();
       this.clearProgress(state);

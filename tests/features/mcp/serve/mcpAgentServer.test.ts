@@ -317,6 +317,33 @@ describe('concurrency and order across requests', () => {
     expect(events).toEqual(['start first', 'end first', 'start second', 'end second']);
   });
 
+  test('a call resolved again to other files right before it runs waits for the calls of other requests on those files', async () => {
+    const events: string[] = [];
+    const gates = new Map([['first', deferred()]]);
+    let resolutions = 0;
+    // Its first resolution touches other.txt; the recheck right before it runs finds same.txt
+    // (as when a symbolic link changed in between).
+    const shifty = testTool<{ id?: string; path?: string }>('Shifty', {
+      accesses: () => [ToolAccesses.writeFile(nodePath.join(fx.dir, resolutions++ === 0 ? 'other.txt' : 'same.txt'))],
+      execute: async (input) => {
+        events.push(`start ${input.id}`);
+        events.push(`end ${input.id}`);
+        return { output: `${input.id} done` };
+      },
+    });
+    h = fx.use(await openMcpServeHarness({ cwd: fx.dir, tools: [fileTool('Put', events, gates), shifty], approveAll: true }));
+    const first = call('Put', { id: 'first', path: 'same.txt' });
+    await waitFor(() => events.includes('start first'), { what: 'the first call to start', timeoutMs: 10_000 });
+    const moved = call('Shifty', { id: 'moved' });
+    await waitFor(() => h!.mcp.callsWaitingForOrder === 1, { what: 'the re-resolved call to wait for same.txt', timeoutMs: 10_000 });
+    expect(resolutions).toBe(2);
+    expect(events).toEqual(['start first']);
+    gates.get('first')!.resolve();
+    expect(callResultText(await first)).toBe('first done');
+    expect(callResultText(await moved)).toBe('moved done');
+    expect(events).toEqual(['start first', 'end first', 'start moved', 'end moved']);
+  });
+
   test('calls of different requests on different files run side by side', async () => {
     const events: string[] = [];
     const gates = new Map([['a', deferred()]]);
