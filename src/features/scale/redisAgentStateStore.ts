@@ -29,7 +29,9 @@ return {kind, version, redis.call('HGET', KEYS[1], 'value'), length}
 
 /**
  * Writes ARGV[2] as the next version when the stored one is ARGV[1] ('' : any). Refuses to write over
- * what is not a state hash ('unreadable': the caller sets it aside first, as a read would).
+ * what is not state ('unreadable': the caller sets it aside first, as a read would): another type,
+ * a bad version, no value, or a value longer than ARGV[3] or not JSON (decoded here, so an
+ * unconditional put never buries a corrupt value under a new version).
  */
 const WRITE = new RedisScript(`
 local kind = redis.call('TYPE', KEYS[1]).ok
@@ -37,7 +39,9 @@ local current = 0
 if kind ~= 'none' then
   if kind ~= 'hash' then return {'unreadable'} end
   local version = redis.call('HGET', KEYS[1], 'version')
-  if not version or #version > 15 or not string.match(version, '^[1-9]%d*$') or redis.call('HEXISTS', KEYS[1], 'value') == 0 then return {'unreadable'} end
+  if not version or #version > 15 or not string.match(version, '^[1-9]%d*$') then return {'unreadable'} end
+  local value = redis.call('HGET', KEYS[1], 'value')
+  if not value or #value > tonumber(ARGV[3]) or not pcall(cjson.decode, value) then return {'unreadable'} end
   current = tonumber(version)
 end
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {'conflict'} end
@@ -137,7 +141,7 @@ export class RedisAgentStateStore implements IAgentStateStore {
 
   /** The new version, 'conflict', or undefined when the stored value is not state. */
   private async write(owner: AgentStateOwner, key: string, expected: string, text: string): Promise<number | 'conflict' | undefined> {
-    const [outcome, version] = (await WRITE.run(this.redis, [this.redisKey(owner, key)], [expected, text])) as [string, number?];
+    const [outcome, version] = (await WRITE.run(this.redis, [this.redisKey(owner, key)], [expected, text, MAX_AGENT_STATE_BYTES])) as [string, number?];
     if (outcome === 'written') return version!;
     return outcome === 'conflict' ? 'conflict' : undefined;
   }

@@ -185,6 +185,17 @@ describe.each([fileBackend, redisBackend])('the IAgentStateStore contract: $name
       expect(await store.get(owner(), 'goal')).toEqual({ value: 'new', version: 1 });
     });
 
+    test.each(CORRUPTIONS)('put over a value that is not state (%s) sets it aside and starts again at version 1', async (corruption) => {
+      const { store, plant, kept } = await factory.open();
+      const warnings: AgentStateWarning[] = [];
+      store.onWarning((w) => warnings.push(w));
+      const planted = await plant(owner(), 'todo', corruption);
+      expect(await store.put(owner(), 'todo', ['new'])).toBe(1);
+      expect(warnings).toHaveLength(1);
+      expect(await kept(warnings[0]!.keptAt!)).toEqual(planted);
+      expect(await store.get(owner(), 'todo')).toEqual({ value: ['new'], version: 1 });
+    });
+
     test("a value the reader's check rejects is set aside like a corrupt one; without a check it reads as stored", async () => {
       const { store } = await factory.open();
       const warnings: AgentStateWarning[] = [];
@@ -253,6 +264,16 @@ describeWithRedis('RedisAgentStateStore across connections and processes', () =>
     expect(await redis.hgetall('tenant-a:state:a1:user/question')).toEqual({ version: '2', value: '{"q":2}' });
     // Another prefix is another deployment on the same server.
     expect(await new RedisAgentStateStore(redis, 'tenant-b:').get(owner(), 'user/question')).toBeUndefined();
+  });
+
+  test('scripts run by their SHA1 are sent again after the server forgot them (a restart, SCRIPT FLUSH)', async () => {
+    const redis = connect(15);
+    await redis.flushdb();
+    const store = new RedisAgentStateStore(redis, 'toolhost:');
+    expect(await store.put(owner(), 'todo', 1)).toBe(1);
+    await redis.script('FLUSH');
+    expect(await store.compareAndSet(owner(), 'todo', 1, 2)).toEqual({ ok: true, version: 2 });
+    expect(await store.get(owner(), 'todo')).toEqual({ value: 2, version: 2 });
   });
 
   test('a key of another Redis type is not state: warned about, renamed aside, read as empty', async () => {
