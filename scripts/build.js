@@ -40,8 +40,9 @@ if (!bench) bundleCli(path.join(srcOut, 'bin.js'), bin);
  * `.md` templates are. The MCP SDK is bundled too (esbuild keeps a require inside a function
  * lazy, so commands without MCP do not initialise it; bundled, it shares the code cache);
  * @vscode/ripgrep (which finds its binary from its own folder) stays outside, and so do sharp (an
- * optional dependency with a native binary, required on first use) and unpdf (the PDF worker
- * thread requires it by the path the main thread resolves). The entry is dist/bin.js
+ * optional dependency with a native binary, required on first use), unpdf (the PDF worker
+ * thread requires it by the path the main thread resolves), and ioredis and bullmq (optional,
+ * required only when scale.redis.url is set). The entry is dist/bin.js
  * (src/bin.ts), which also hands the CLI the library for configured features.
  * dist/cli/main.js (the package's bin) is scripts/cliLauncher.js, which runs the bundle with a V8
  * code cache. TOOLHOST_BUNDLE_NO_MINIFY=1 keeps names readable for profiling.
@@ -72,7 +73,7 @@ function bundleCli(entry, bin) {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['@vscode/ripgrep', 'sharp', 'unpdf'],
+      external: ['@vscode/ripgrep', 'sharp', 'unpdf', 'ioredis', 'bullmq'],
       plugins: [keepDirname],
       minify: process.env.TOOLHOST_BUNDLE_NO_MINIFY !== "1",
       logLevel: 'warning',

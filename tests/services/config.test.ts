@@ -81,6 +81,7 @@ describe('configuration', () => {
       },
       agent: { maxDepth: 1, timeoutS: 3_600, maxResultChars: 20_000, maxTurns: 50, profiles: {} },
       swarm: { maxItems: 64, maxConcurrency: 16, maxResultCharsPerItem: 4_000, rateLimitRetries: 3 },
+      scale: { redis: { keyPrefix: 'toolhost:' } },
     });
   });
 
@@ -101,7 +102,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, sandbox, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, sandbox, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm, scale)',
     );
   });
 

@@ -1,3 +1,7 @@
-// The scale feature's public surface (`toolhost/features/scale`): serving past one process on Redis.
+// The scale feature's public surface (`toolhost/features/scale`): Redis for state shared by many processes.
+export { createScaleFeature } from './scaleFeature';
+export { IScaleRedis } from './contract';
+export { ScaleRedis } from './scaleRedis';
+export { RedisAgentStateStore } from './redisAgentStateStore';
 export { scaleConfig, ScaleConfigSchema, type ScaleConfig } from './scaleConfig';
 export { parseRedisUrl, openRedisConnection, redisOptions, loadIoredis, type RedisEndpoint, type ParsedRedisUrl } from './redisConnection';

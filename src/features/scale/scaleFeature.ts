@@ -1,0 +1,28 @@
+import { Feature } from '../../di/feature';
+import { IAgentStateStore } from '../../services/agentState/agentState';
+import { FileAgentStateStore } from '../../services/agentState/fileAgentStateStore';
+import { IScaleRedis } from './contract';
+import { RedisAgentStateStore } from './redisAgentStateStore';
+import { scaleConfig } from './scaleConfig';
+import { ScaleRedis } from './scaleRedis';
+
+/**
+ * Serving past one process: the `scale` config section and the App's Redis (IScaleRedis). With
+ * `scale.redis.url` set, agent state lives in Redis (RedisAgentStateStore) instead of the default
+ * files; unset, nothing changes and no Redis client is loaded.
+ */
+export function createScaleFeature() {
+  return new Feature('scale')
+    .contributeConfig(scaleConfig)
+    .bindApp(
+      ({ bind, onActivation }) => {
+        bind(IScaleRedis).to(ScaleRedis).inSingletonScope();
+        // Replaces the core's default store only: a store the host bound itself stays.
+        onActivation(IAgentStateStore, (context, store) => {
+          const redis = context.get(IScaleRedis);
+          return redis.enabled && store instanceof FileAgentStateStore ? new RedisAgentStateStore(redis.connection(), redis.keyPrefix) : store;
+        });
+      },
+      [IScaleRedis],
+    );
+}
