@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describeWhenInstalled } from './installed';
+import { describeWhenInstalled, programInstalled } from './installed';
 
 /** A real Debian redis-server on a Unix socket in its own temporary folder, for one test file. */
 export interface RedisTestServer {
@@ -12,6 +12,11 @@ export interface RedisTestServer {
   readonly pid: number;
   /** Kills the server by its pid, waits for it to exit, and removes its folder. */
   stop(): Promise<void>;
+}
+
+/** Whether redis-server is on PATH. Under CI (`CI` set) a missing server is an error, never a skip. */
+export function redisServerAvailable(): boolean {
+  return programInstalled('redis-server', ['--version'], 'redis-server');
 }
 
 /** Suites that run a real redis-server (skipped with a message without one; an error under CI). */
