@@ -72,7 +72,7 @@ function bundleCli(entry, bin) {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['@vscode/ripgrep', 'sharp', 'unpdf'],
+      external: ['@vscode/ripgrep', 'sharp', 'unpdf', 'bullmq', 'ioredis'],
       plugins: [keepDirname],
       minify: process.env.TOOLHOST_BUNDLE_NO_MINIFY !== "1",
       logLevel: 'warning',

@@ -6,6 +6,7 @@ import { createMcpFeature } from '../features/mcp/mcpFeature';
 import { createTodoFeature } from '../features/todo/todoFeature';
 import { createNotifyFeature } from '../features/notify/notifyFeature';
 import { createPlanFeature } from '../features/plan/planFeature';
+import { scaleFeature } from '../features/scale/scaleFeature';
 import { createSkillsFeature } from '../features/skills/skillsFeature';
 import { createSubagentRunnerFeature } from '../features/subagentRunner/subagentRunnerFeature';
 import { createSwarmFeature } from '../features/swarm/swarmFeature';
@@ -43,6 +44,7 @@ const createBuiltinFeatures = () =>
     createSubagentRunnerFeature(),
     createSwarmFeature(),
     createTowerFeature(),
+    scaleFeature(),
   ] as const;
 
 /** Every builtin feature, fresh instances (a Feature belongs to one App at a time). */
