@@ -13,6 +13,9 @@ import { makeTempDir, removeDir } from '../../../helpers/tempDir';
 /** Short locks so a killed worker's job is noticed within about a second. */
 const JOBS = { backgroundTasks: 'queue', lockDurationMs: 1000, stalledIntervalMs: 500, outputMaxBytes: 65_536 } as const;
 
+// Each test starts real `toolhost worker` processes (a few seconds each on a loaded machine).
+jest.setTimeout(90_000);
+
 describeWithRedis('background Bash tasks as BullMQ jobs on toolhost worker processes', () => {
   let redis: RedisTestServer;
   let url: string;
