@@ -12,6 +12,7 @@ import { mediaBench } from './media.bench';
 import { readBench } from './read.bench';
 import { grepFilesBench } from './grepFiles.bench';
 import { planBench } from './plan.bench';
+import { queueBench } from './queue.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 import { webBench } from './web.bench';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   hooks: hooksBench,
   'mcp-serve': mcpServeBench,
   plan: planBench,
+  queue: queueBench,
   grep: grepBench,
   'grep-files': grepFilesBench,
   'grep-rss': grepRssBench,

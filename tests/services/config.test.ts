@@ -100,7 +100,7 @@ describe('configuration', () => {
 
   test('the error message lists every issue under the source', () => {
     expect(() => parseConfig({ read: { maxChars: 'x' }, bogus: 1 }, '/p/toolhost.json', BUILTIN)).toThrow(
-      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm)',
+      'Invalid configuration in /p/toolhost.json:\n  - read.maxChars: expected number, received string\n  - bogus: unknown key (known keys: $schema, tools, profile, profiles, approval, toolResult, executor, read, staleGuard, bash, glob, grep, edit, tasks, questions, notify, mcpServers, plan, cron, hooks, skills, media, network, fetch, webSearch, agent, subagentRunner, swarm, scale)',
     );
   });
 

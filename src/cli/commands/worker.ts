@@ -54,6 +54,7 @@ async function work(flags: WorkerFlags, io: CliIo): Promise<void> {
       keepEndedS: scale.jobs.keepEndedTasksS,
       drainMs: bash.drainMs,
       killGraceMs: bash.killGraceMs,
+      warn: (message) => io.stderr.write(`warning: ${message}\n`),
     });
   } catch (error) {
     // Redis unreachable, or ioredis/bullmq missing: the message says what to do.

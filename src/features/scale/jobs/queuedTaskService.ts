@@ -192,9 +192,10 @@ export class QueuedTaskService implements IAgentTaskService {
       if (options.signal?.aborted) return snapshot(false, true);
       const left = deadline - Date.now();
       if (left <= 0) return snapshot(true, false);
-      await this.nextChange(Math.min(left, WAIT_POLL_MS), options.signal);
-      // A missed announcement costs at most one poll period.
-      await Promise.all(ids.filter((id) => this.mirror.has(id) && this.mirror.get(id)!.status === 'running').map((id) => this.reload(id)));
+      const woken = await this.nextChange(Math.min(left, WAIT_POLL_MS), options.signal);
+      // Announcements keep the mirror current; after a quiet poll period the records are re-read,
+      // so a missed announcement costs at most that period.
+      if (woken === 'quiet') await Promise.all(ids.filter((id) => this.mirror.get(id)?.status === 'running').map((id) => this.reload(id)));
     }
   }
 
@@ -212,17 +213,19 @@ export class QueuedTaskService implements IAgentTaskService {
     this.anyChange.dispose();
   }
 
-  private nextChange(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Resolves on the next change or abort (`changed`), or after `ms` without one (`quiet`). */
+  private nextChange(ms: number, signal: AbortSignal | undefined): Promise<'changed' | 'quiet'> {
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (why: 'changed' | 'quiet') => {
         clearTimeout(timer);
         subscription.dispose();
-        signal?.removeEventListener('abort', done);
-        resolve();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(why);
       };
-      const timer = setTimeout(done, ms);
-      const subscription = this.anyChange.event(done);
-      signal?.addEventListener('abort', done, { once: true });
+      const onAbort = () => done('changed');
+      const timer = setTimeout(() => done('quiet'), ms);
+      const subscription = this.anyChange.event(() => done('changed'));
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -21,6 +21,8 @@ export interface TaskWorkerOptions {
   /** bash.drainMs and bash.killGraceMs of the worker's configuration. */
   readonly drainMs: number;
   readonly killGraceMs: number;
+  /** Problems that do not stop the worker (a lost connection BullMQ retries): one line each. */
+  readonly warn?: (message: string) => void;
 }
 
 /** Output is sent to Redis in pieces of at most this many bytes, at most every FLUSH_MS. */
@@ -85,7 +87,7 @@ export class TaskWorker {
       const reason = /stalled/i.test(error.message) ? LOST_WORKER : `The job failed on the queue: ${error.message}`;
       void host.store.finish({ agentId: job.data.agentId, taskId: job.data.taskId }, { status: 'failed', stopReason: reason }).catch(() => undefined);
     });
-    worker.on('error', () => undefined);
+    worker.on('error', (error: Error) => options.warn?.(`queue error (retrying): ${error.message}`));
     host.worker = worker;
     await worker.waitUntilReady();
     return host;
