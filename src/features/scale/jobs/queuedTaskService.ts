@@ -65,6 +65,9 @@ export class QueuedTaskService implements IAgentTaskService {
   ) {
     this.redis = options.connect();
     this.subscriber = options.connect();
+    // A lost connection fails the commands that need it (a task that cannot be queued ends failed
+    // with the reason) and ioredis reconnects; the event itself needs no handling beyond that.
+    for (const connection of [this.redis, this.subscriber]) connection.on('error', () => undefined);
     this.queue = options.openQueue(this.redis);
     this.store = new TaskRecordStore(this.redis, options.keys, options.keepEndedS);
     local.onDidChangeTask((task) => {
