@@ -13,6 +13,7 @@ import { mediaBench } from './media.bench';
 import { readBench } from './read.bench';
 import { grepFilesBench } from './grepFiles.bench';
 import { planBench } from './plan.bench';
+import { queueBench } from './queue.bench';
 import { globBench, grepBench, grepRssBench } from './search.bench';
 import { startupBench } from './startup.bench';
 import { webBench } from './web.bench';
@@ -33,6 +34,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'mcp-serve': mcpServeBench,
   'mcp-http': mcpHttpBench,
   plan: planBench,
+  queue: queueBench,
   grep: grepBench,
   'grep-files': grepFilesBench,
   'grep-rss': grepRssBench,

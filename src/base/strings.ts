@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (OSA). */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
@@ -76,4 +77,12 @@ export function formatDuration(ms: number): string {
 export function wrapInTag(tag: string, text: string, attrs = ''): string {
   const closing = new RegExp(`</(${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`, 'gi');
   return `<${tag}${attrs ? ` ${attrs}` : ''}>\n${text.replace(closing, '<\\/$1')}\n</${tag}>`;
+}
+
+/** `length` random characters from 0-9a-z (ids that must not collide by chance). */
+export function randomBase36(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const byte of bytes) out += (byte % 36).toString(36);
+  return out;
 }

@@ -6,6 +6,7 @@ import { mcpCommand } from './commands/mcp';
 import { runCommand } from './commands/run';
 import { skillsCommand } from './commands/skills';
 import { toolsCommand } from './commands/tools';
+import { workerCommand } from './commands/worker';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, signalExitCode, stopSignalOf, UsageError } from './io';
 
 const VERSION = packageVersion();
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIo): Command {
   program.addCommand(runCommand(io));
   program.addCommand(mcpCommand(io));
   program.addCommand(skillsCommand(io));
+  program.addCommand(workerCommand(io));
   const configure = (commands: readonly Command[]) => {
     for (const command of commands) {
       command.exitOverride().configureOutput({

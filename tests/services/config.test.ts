@@ -58,6 +58,7 @@ describe('configuration', () => {
       cron: { wakeCheckMinutes: 10 },
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
+      scale: { redis: { keyPrefix: 'toolhost:' }, jobs: { backgroundTasks: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 } },
       skills: { paths: [], listingChars: 8000 },
       media: {
         maxEdgePx: 2_000,
@@ -81,7 +82,6 @@ describe('configuration', () => {
       },
       agent: { maxDepth: 1, timeoutS: 3_600, maxResultChars: 20_000, maxTurns: 50, profiles: {} },
       swarm: { maxItems: 64, maxConcurrency: 16, maxResultCharsPerItem: 4_000, rateLimitRetries: 3 },
-      scale: { redis: { keyPrefix: 'toolhost:' } },
     });
   });
 

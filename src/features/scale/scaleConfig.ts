@@ -20,6 +20,30 @@ export const ScaleConfigSchema = z.strictObject({
         .describe('Prefix of every Redis key and BullMQ queue toolhost uses, so several deployments can share one server.'),
     })
     .prefault({}),
+  jobs: z
+    .strictObject({
+      backgroundTasks: z
+        .enum(['local', 'queue'])
+        .default('local')
+        .describe(
+          'Where background Bash tasks (run_in_background) run: "local", in this process; "queue", as BullMQ jobs on `toolhost worker` processes (needs scale.redis.url). Background subagents always run in the agent\'s process.',
+        ),
+      outputMaxBytes: z
+        .number()
+        .int()
+        .min(65_536)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024)
+        .describe('Bytes of a queued task\'s output kept in Redis; beyond it the oldest output is dropped (and counted), the latest kept.'),
+      lockDurationMs: z.number().int().min(200).default(30_000).describe('How long a worker\'s lock on a job lasts without renewal; a worker that stops renewing it (killed, hung) loses the job after this.'),
+      stalledIntervalMs: z.number().int().min(200).default(30_000).describe('How often workers look for jobs whose worker was lost; such a task is marked failed with the reason, never run again.'),
+      keepEndedTasksS: z.number().int().min(60).default(86_400).describe('Seconds an ended task\'s record and output stay in Redis.'),
+    })
+    .prefault({}),
+}).superRefine((scale, context) => {
+  if (scale.jobs.backgroundTasks === 'queue' && scale.redis.url === undefined) {
+    context.addIssue({ code: 'custom', path: ['jobs', 'backgroundTasks'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });
+  }
 });
 export const scaleConfig = defineConfigSection('scale', ScaleConfigSchema.prefault({}).describe('Serving past one process: Redis-backed state and BullMQ background work.'));
 export type ScaleConfig = z.output<typeof ScaleConfigSchema>;

@@ -1,7 +1,9 @@
 import { Feature } from '../../di/feature';
 import { IAgentStateStore } from '../../services/agentState/agentState';
 import { FileAgentStateStore } from '../../services/agentState/fileAgentStateStore';
+import { IAgentTaskServiceFactory } from '../../tools/task/contract';
 import { IScaleRedis } from './contract';
+import { QueuedTaskServiceFactory } from './jobs/queuedTaskServiceFactory';
 import { RedisAgentStateStore } from './redisAgentStateStore';
 import { scaleConfig } from './scaleConfig';
 import { ScaleRedis } from './scaleRedis';
@@ -9,7 +11,8 @@ import { ScaleRedis } from './scaleRedis';
 /**
  * Serving past one process: the `scale` config section and the App's Redis (IScaleRedis). With
  * `scale.redis.url` set, agent state lives in Redis (RedisAgentStateStore) instead of the default
- * files; unset, nothing changes and no Redis client is loaded.
+ * files, and with `scale.jobs.backgroundTasks: "queue"` background Bash tasks are BullMQ jobs on
+ * `toolhost worker` processes. Unset, nothing changes and no Redis client is loaded.
  */
 export function createScaleFeature() {
   return new Feature('scale')
@@ -24,5 +27,6 @@ export function createScaleFeature() {
         });
       },
       [IScaleRedis],
-    );
+    )
+    .bindAgent(({ bind }) => bind(IAgentTaskServiceFactory).to(QueuedTaskServiceFactory).inSingletonScope());
 }

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { inject, injectable, preDestroy } from 'inversify';
 import { Emitter } from '../../base/event';
 import { OutputCapture } from '../../base/shell/outputCapture';
+import { type OutputText, sliceHeldOutput, takeLastLines, utf8Window } from '../../base/shell/outputSlice';
 import type { RunningShell, ShellExit } from '../../base/shell/shellProcess';
-import { formatDuration } from '../../base/strings';
+import { formatDuration, randomBase36 } from '../../base/strings';
 import { IConfigService } from '../../services/config/config';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentWorkspaceService } from '../../services/workspace/workspace';
@@ -167,6 +167,9 @@ export class AgentTaskService implements IAgentTaskService {
     return this.snapshot(record);
   }
 
+  /** In process, every snapshot is current. */
+  async refresh(): Promise<void> {}
+
   get(id: string): TaskInfo | undefined {
     const record = this.records.get(id);
     return record ? this.snapshot(record) : undefined;
@@ -181,31 +184,13 @@ export class AgentTaskService implements IAgentTaskService {
     const capture = record.capture;
     const totalBytes = capture.totalBytes;
     const fileHolds = capture.hasFile ? capture.flushedFileBytes : 0;
-    const maxBytes = Math.max(1, request.maxBytes);
-    if ('offset' in request) {
-      const start = Math.min(Math.max(0, request.offset), fileHolds);
-      const end = Math.min(start + maxBytes, fileHolds);
-      if (end <= start) return { text: '', start, end: start, totalBytes, source: 'file' };
-      const { text, start: s, end: e } = await readAligned(record.outputPath, start, end, fileHolds);
-      return { text, start: s, end: e, totalBytes, source: 'file' };
-    }
-    const tailLines = 'tailLines' in request ? request.tailLines : undefined;
-    if (!capture.hasFile || capture.fileCapped) {
+    if (!('offset' in request) && (!capture.hasFile || capture.fileCapped)) {
       // The log does not hold the end of the output: use the in-memory tail.
-      const text = takeLastLines(capture.tail(maxBytes), tailLines);
+      const text = takeLastLines(capture.tail(Math.max(1, request.maxBytes)), 'tailLines' in request ? request.tailLines : undefined);
       return { text, start: totalBytes - Buffer.byteLength(text), end: totalBytes, totalBytes, source: 'memory' };
     }
-    const start = Math.max(0, fileHolds - maxBytes);
-    if (fileHolds === 0) return { text: '', start: 0, end: 0, totalBytes, source: 'file' };
-    const slice = await readAligned(record.outputPath, start, fileHolds, fileHolds);
-    let text = slice.text;
-    if (slice.start > 0 && tailLines !== undefined) {
-      // The first line may be cut; drop it unless it is all there is.
-      const firstBreak = text.indexOf('\n');
-      if (firstBreak >= 0 && firstBreak < text.length - 1) text = text.slice(firstBreak + 1);
-    }
-    text = takeLastLines(text, tailLines);
-    return { text, start: slice.end - Buffer.byteLength(text), end: slice.end, totalBytes, source: 'file' };
+    const held = { from: 0, to: fileHolds, read: (start: number, end: number) => readAligned(record.outputPath, start, end, fileHolds) };
+    return { ...(await sliceHeldOutput(held, request)), totalBytes, source: 'file' };
   }
 
   async stop(id: string, reason: string): Promise<TaskInfo> {
@@ -316,42 +301,16 @@ export class AgentTaskService implements IAgentTaskService {
   }
 }
 
-function randomBase36(length: number): string {
-  const bytes = randomBytes(length);
-  let out = '';
-  for (const byte of bytes) out += (byte % 36).toString(36);
-  return out;
-}
-
-function takeLastLines(text: string, lines: number | undefined): string {
-  if (lines === undefined) return text;
-  let end = text.length;
-  if (text.endsWith('\n')) end--;
-  let index = end;
-  for (let n = 0; n < lines; n++) {
-    const previous = text.lastIndexOf('\n', index - 1);
-    if (previous < 0) return text;
-    index = previous;
-  }
-  return text.slice(index + 1);
-}
-
 /** Reads bytes [start, end) of a file, moved to UTF-8 character boundaries. */
-async function readAligned(path: string, start: number, end: number, size: number): Promise<{ text: string; start: number; end: number }> {
+async function readAligned(path: string, start: number, end: number, size: number): Promise<OutputText> {
   const from = start;
   const extra = Math.min(3, size - end);
   const handle = await fsp.open(path, 'r');
   try {
     const buffer = Buffer.alloc(end - from + extra);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
-    const data = buffer.subarray(0, bytesRead);
-    let s = 0;
-    // Skip continuation bytes of a character that started before `start`.
-    if (from > 0) while (s < 3 && s < data.length && (data[s]! & 0xc0) === 0x80) s++;
-    // Extend the end to finish a character that `end` cut.
-    let e = Math.min(end - from, data.length);
-    while (e < data.length && (data[e]! & 0xc0) === 0x80) e++;
-    return { text: data.subarray(s, e).toString('utf8'), start: from + s, end: from + e };
+    const aligned = utf8Window(buffer.subarray(0, bytesRead), 0, end - from, from > 0);
+    return { text: aligned.text, start: from + aligned.start, end: from + aligned.end };
   } finally {
     await handle.close();
   }

@@ -119,6 +119,12 @@ export interface IAgentTaskService {
   startProcess(options: StartProcessTaskOptions): TaskInfo;
   /** Starts other work as a task of kind `agent` (a background subagent). Throws TaskLimitError when the cap is reached. */
   startAgent(options: StartAgentTaskOptions): TaskInfo;
+  /**
+   * Brings what get, list and runningCount return up to date with where the tasks are kept. In
+   * process they are always current; tasks on a queue (the scale feature) are read from Redis,
+   * where another instance of the agent may have started them. The task tools call it first.
+   */
+  refresh(): Promise<void>;
   get(id: string): TaskInfo | undefined;
   /** All tasks of the agent, oldest first. */
   list(): readonly TaskInfo[];
@@ -133,3 +139,13 @@ export interface IAgentTaskService {
   readonly onDidChangeTask: Event<TaskInfo>;
 }
 export const IAgentTaskService = createServiceId<IAgentTaskService>('AgentTaskService');
+
+/**
+ * Replaces the agent's task service when it creates one (Agent scope, optional): the scale feature
+ * binds it to run background Bash tasks as BullMQ jobs when `scale.jobs.backgroundTasks` is
+ * "queue". `local` is the in-process service, for the kinds the replacement keeps here.
+ */
+export interface IAgentTaskServiceFactory {
+  create(local: IAgentTaskService): IAgentTaskService | undefined;
+}
+export const IAgentTaskServiceFactory = createServiceId<IAgentTaskServiceFactory>('AgentTaskServiceFactory');

@@ -1,6 +1,6 @@
 import { Feature } from '../../di/feature';
 import { AgentTaskService } from './agentTaskService';
-import { IAgentTaskService } from './contract';
+import { IAgentTaskService, IAgentTaskServiceFactory } from './contract';
 import { tasksConfig } from './taskConfig';
 import { taskListTool } from './taskList/taskListTool';
 import { taskOutputTool } from './taskOutput/taskOutputTool';
@@ -15,7 +15,16 @@ import { waitForTool } from './waitFor/waitForTool';
 export function createTaskToolsFeature() {
   return new Feature('task')
     .contributeConfig(tasksConfig)
-    .bindAgent(({ bind }) => bind(IAgentTaskService).to(AgentTaskService).inSingletonScope())
+    .bindAgent(({ bind }) => {
+      bind(AgentTaskService).toSelf().inSingletonScope();
+      // A factory (the scale feature's queue) may replace it; it keeps the in-process one for what it does not run.
+      bind(IAgentTaskService)
+        .toDynamicValue((context) => {
+          const local = context.get(AgentTaskService);
+          return context.get(IAgentTaskServiceFactory, { optional: true })?.create(local) ?? local;
+        })
+        .inSingletonScope();
+    })
     .contributeTool(taskListTool)
     .contributeTool(taskOutputTool)
     .contributeTool(taskStopTool)

@@ -29,7 +29,7 @@ describe('parseRedisUrl', () => {
   });
 
   it('the scale config section reports a bad URL with the accepted forms, and defaults the key prefix', () => {
-    expect(ScaleConfigSchema.parse({})).toEqual({ redis: { keyPrefix: 'toolhost:' } });
+    expect(ScaleConfigSchema.parse({}).redis).toEqual({ keyPrefix: 'toolhost:' });
     const result = ScaleConfigSchema.safeParse({ redis: { url: 'http://x' } });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.message).toMatch(/^Redis URL "http:\/\/x" has the scheme "http:"\. Use redis:\/\//);

@@ -37,7 +37,10 @@ export class TaskListTool implements ExecutableTool<TaskListInput> {
       display: { kind: 'generic', summary: activeOnly ? 'List running background tasks' : 'List background tasks' },
       description: activeOnly ? 'Listing running background tasks' : 'Listing background tasks',
       approvalRule: 'TaskList',
-      execute: async () => this.list(activeOnly, input.limit ?? DEFAULT_LIMIT),
+      execute: async () => {
+        await this.tasks.refresh();
+        return this.list(activeOnly, input.limit ?? DEFAULT_LIMIT);
+      },
     };
   }
 

@@ -1,0 +1,266 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Emitter } from '../../../base/event';
+import { errorMessage } from '../../../base/errors';
+import { sliceHeldOutput, utf8Window } from '../../../base/shell/outputSlice';
+import { randomBase36 } from '../../../base/strings';
+import {
+  type IAgentTaskService,
+  isTerminalStatus,
+  type StartAgentTaskOptions,
+  type StartProcessTaskOptions,
+  type TaskInfo,
+  TaskLimitError,
+  type TaskOutputRequest,
+  type TaskOutputSlice,
+  type TaskWaitResult,
+} from '../../../tools/task/contract';
+import { type TaskJobData, type TaskKeys, type TaskRef, newRecordFields, TaskRecordStore, taskInfoOf } from './taskRecords';
+
+/** What the queued service needs from its agent and the configuration. */
+export interface QueuedTaskServiceOptions {
+  readonly agentId: string;
+  /** Opens a Redis connection (a plain one; a subscriber is one more). */
+  readonly connect: () => Redis;
+  /** The BullMQ queue on `keys.queueName`. */
+  readonly openQueue: (connection: Redis) => Queue<TaskJobData>;
+  readonly keys: TaskKeys;
+  readonly maxRunning: number;
+  readonly keepEndedS: number;
+  /** How long TaskStop waits for a worker to end a task before it reports it still running. */
+  readonly stopWaitMs: number;
+}
+
+/** How often waits re-read the records, in case an announcement was missed (pub/sub is fire-and-forget). */
+const WAIT_POLL_MS = 1000;
+
+/**
+ * The agent's task service when background Bash tasks run on `toolhost worker` processes: each
+ * task is a record in Redis plus a BullMQ job; whichever worker takes the job runs the command and
+ * streams its output into Redis. Any instance of the agent (same agent id, same Redis) lists,
+ * reads, stops and waits for the same tasks. Background subagents stay in this process (`local`):
+ * their runner lives here.
+ *
+ * get/list are synchronous, so the service mirrors the agent's records: it loads them at start,
+ * follows the change announcements, and `refresh` (TaskList) re-reads them all.
+ */
+export class QueuedTaskService implements IAgentTaskService {
+  private readonly mirror = new Map<string, TaskInfo>();
+  /** Tasks this instance queued, with the write that created them (later operations wait for it). */
+  private readonly created = new Map<string, Promise<void>>();
+  private readonly changed = new Emitter<TaskInfo>();
+  readonly onDidChangeTask = this.changed.event;
+  /** Wakes waits on any change (local or remote). */
+  private readonly anyChange = new Emitter<void>();
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly queue: Queue<TaskJobData>;
+  private readonly store: TaskRecordStore;
+  private readonly loaded: Promise<void>;
+  private disposed = false;
+
+  constructor(
+    private readonly local: IAgentTaskService,
+    private readonly options: QueuedTaskServiceOptions,
+  ) {
+    this.redis = options.connect();
+    this.subscriber = options.connect();
+    // A lost connection fails the commands that need it (a task that cannot be queued ends failed
+    // with the reason) and ioredis reconnects; the event itself needs no handling beyond that.
+    for (const connection of [this.redis, this.subscriber]) connection.on('error', () => undefined);
+    this.queue = options.openQueue(this.redis);
+    this.store = new TaskRecordStore(this.redis, options.keys, options.keepEndedS);
+    local.onDidChangeTask((task) => {
+      this.changed.fire(task);
+      this.anyChange.fire();
+    });
+    // Announcements on the agent's channel: its tasks changed, or another instance started one.
+    this.subscriber.on('message', (_channel: string, taskId: string) => void this.reload(taskId));
+    this.loaded = this.subscriber
+      .subscribe(options.keys.events(options.agentId))
+      .then(() => this.refresh())
+      .catch(() => undefined);
+  }
+
+  get runningCount(): number {
+    let n = this.local.runningCount;
+    for (const task of this.mirror.values()) if (task.status === 'running') n++;
+    return n;
+  }
+
+  private assertCanStart(): void {
+    if (this.disposed) throw new Error('The agent has ended; no task can start.');
+    const max = this.options.maxRunning;
+    if (this.runningCount >= max) {
+      throw new TaskLimitError(
+        `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
+          `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
+      );
+    }
+  }
+
+  startProcess(options: StartProcessTaskOptions): TaskInfo {
+    this.assertCanStart();
+    const id = this.newId();
+    const fields = newRecordFields({ id, agentId: this.options.agentId, description: options.description, command: options.command, cwd: options.cwd, startedAt: Date.now(), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+    const info = taskInfoOf(fields, this.options.keys)!;
+    this.mirror.set(id, info);
+    const data: TaskJobData = { taskId: id, agentId: this.options.agentId, command: options.command, cwd: options.cwd, env: envOverlay(options.env), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    const creating = this.store
+      .create(this.options.agentId, fields)
+      .then(() => this.queue.add('bash', data, { jobId: id, removeOnComplete: true, removeOnFail: { age: this.options.keepEndedS } }))
+      .then(
+        () => undefined,
+        async (error: unknown) => {
+          const stopReason = `The task could not be queued: ${errorMessage(error)}`;
+          await this.store.finish(this.ref(id), { status: 'failed', stopReason }).catch(() => undefined);
+          this.update({ ...info, status: 'failed', endedAt: Date.now(), stopReason });
+        },
+      );
+    this.created.set(id, creating);
+    this.changed.fire(info);
+    return info;
+  }
+
+  startAgent(options: StartAgentTaskOptions): TaskInfo {
+    this.assertCanStart();
+    return this.local.startAgent(options);
+  }
+
+  async refresh(): Promise<void> {
+    await Promise.all(this.created.values());
+    const ids = await this.store.agentTaskIds(this.options.agentId);
+    const records = await this.store.readMany(ids);
+    const gone: string[] = [];
+    ids.forEach((id, i) => {
+      const info = taskInfoOf(records[i]!, this.options.keys);
+      if (info) this.update(info);
+      else gone.push(id);
+    });
+    // Records expire (scale.jobs.keepEndedTasksS); their ids leave the agent's set with them.
+    await this.store.forget(this.options.agentId, gone);
+  }
+
+  get(id: string): TaskInfo | undefined {
+    return this.mirror.get(id) ?? this.local.get(id);
+  }
+
+  list(): readonly TaskInfo[] {
+    return [...this.mirror.values(), ...this.local.list()].sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  async readOutput(id: string, request: TaskOutputRequest): Promise<TaskOutputSlice> {
+    if (!this.mirror.has(id)) return this.local.readOutput(id, request);
+    await this.created.get(id);
+    const { from, data, totalBytes } = await this.store.readHeldOutput(id);
+    const held = {
+      from,
+      to: from + data.length,
+      read: async (start: number, end: number) => {
+        const window = utf8Window(data, start - from, end - from, from > 0);
+        return { text: window.text, start: from + window.start, end: from + window.end };
+      },
+    };
+    // Past the cap only the latest output is held, as in memory for a local task whose log is full.
+    return { ...(await sliceHeldOutput(held, request)), totalBytes, source: from > 0 ? 'memory' : 'file' };
+  }
+
+  async stop(id: string, reason: string): Promise<TaskInfo> {
+    if (!this.mirror.has(id)) return this.local.stop(id, reason);
+    await this.created.get(id);
+    const before = await this.reload(id);
+    if (before && before.status === 'running') {
+      await this.store.requestStop(id, reason);
+      // Still waiting for a worker: end it here, and take the job off the queue. A worker that
+      // claims it meanwhile wins the record, and the stop request reaches it.
+      const record = await this.store.read(id);
+      if (record.state === 'queued' && (await this.store.finish(this.ref(id), { status: 'killed', stopReason: reason }))) {
+        await this.queue.remove(id).catch(() => undefined);
+      }
+      await this.wait([id], { mode: 'all', timeoutMs: this.options.stopWaitMs });
+    }
+    return (await this.reload(id)) ?? this.mirror.get(id)!;
+  }
+
+  async wait(ids: readonly string[], options: { mode: 'all' | 'any'; timeoutMs: number; signal?: AbortSignal }): Promise<TaskWaitResult> {
+    for (const id of ids) if (!this.get(id)) throw new Error(`Task not found: ${id}`);
+    const deadline = Date.now() + options.timeoutMs;
+    const snapshot = (timedOut: boolean, aborted: boolean): TaskWaitResult => ({ tasks: ids.map((id) => this.get(id)!), timedOut, aborted });
+    const settled = () => {
+      const ended = ids.map((id) => isTerminalStatus(this.get(id)!.status));
+      return options.mode === 'all' ? ended.every(Boolean) : ended.some(Boolean);
+    };
+    for (;;) {
+      if (settled()) return snapshot(false, false);
+      if (options.signal?.aborted) return snapshot(false, true);
+      const left = deadline - Date.now();
+      if (left <= 0) return snapshot(true, false);
+      const woken = await this.nextChange(Math.min(left, WAIT_POLL_MS), options.signal);
+      // Announcements keep the mirror current; after a quiet poll period the records are re-read,
+      // so a missed announcement costs at most that period.
+      if (woken === 'quiet') await Promise.all(ids.filter((id) => this.mirror.get(id)?.status === 'running').map((id) => this.reload(id)));
+    }
+  }
+
+  /** Stops the tasks this instance queued that still run, then closes the connections. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.loaded;
+    const running = [...this.created.keys()].filter((id) => this.mirror.get(id)?.status === 'running');
+    await Promise.all(running.map((id) => this.stop(id, 'The agent ended').catch(() => undefined)));
+    await this.queue.close().catch(() => undefined);
+    this.subscriber.disconnect();
+    this.redis.disconnect();
+    this.changed.dispose();
+    this.anyChange.dispose();
+  }
+
+  /** Resolves on the next change or abort (`changed`), or after `ms` without one (`quiet`). */
+  private nextChange(ms: number, signal: AbortSignal | undefined): Promise<'changed' | 'quiet'> {
+    return new Promise((resolve) => {
+      const done = (why: 'changed' | 'quiet') => {
+        clearTimeout(timer);
+        subscription.dispose();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(why);
+      };
+      const onAbort = () => done('changed');
+      const timer = setTimeout(() => done('quiet'), ms);
+      const subscription = this.anyChange.event(() => done('changed'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private async reload(id: string): Promise<TaskInfo | undefined> {
+    const info = taskInfoOf(await this.store.read(id).catch(() => ({})), this.options.keys);
+    if (info) this.update(info);
+    return info;
+  }
+
+  private ref(taskId: string): TaskRef {
+    return { agentId: this.options.agentId, taskId };
+  }
+
+  private update(info: TaskInfo): void {
+    if (this.disposed && !this.mirror.has(info.id)) return;
+    const before = this.mirror.get(info.id);
+    this.mirror.set(info.id, info);
+    if (before?.status !== info.status) this.changed.fire(info);
+    this.anyChange.fire();
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = `bash-${randomBase36(8)}`;
+      if (!this.mirror.has(id) && !this.local.get(id)) return id;
+    }
+  }
+}
+
+/** The variables the agent set or changed on top of this process's environment: what a worker adds to its own. */
+function envOverlay(env: NodeJS.ProcessEnv): Record<string, string> {
+  const overlay: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && process.env[name] !== value) overlay[name] = value;
+  return overlay;
+}

@@ -1,0 +1,226 @@
+import type { Redis } from 'ioredis';
+import type { TaskInfo, TaskStatus } from '../../../tools/task/contract';
+
+/**
+ * Queued background tasks in Redis, shared by the agent instances that start and read them and
+ * the workers that run them. Per task: a hash (`task:<id>`) with its record and a list of output
+ * chunks (`task:<id>:out`) bounded by `scale.jobs.outputMaxBytes`; per agent: a sorted set of its
+ * task ids by start time. Changes are announced on a channel; TaskStop asks on another.
+ */
+export interface TaskKeys {
+  readonly record: (taskId: string) => string;
+  readonly output: (taskId: string) => string;
+  readonly agentTasks: (agentId: string) => string;
+  /** Pub/sub, per agent: the id of a task whose record or output changed. */
+  readonly events: (agentId: string) => string;
+  /** Pub/sub: `{"id","reason"}`, a stop request for whichever worker runs the task. */
+  readonly control: string;
+  /** The BullMQ queue's name and key prefix. */
+  readonly queueName: string;
+  readonly queuePrefix: string;
+}
+
+export function taskKeys(keyPrefix: string): TaskKeys {
+  return {
+    record: (taskId) => `${keyPrefix}task:${taskId}`,
+    output: (taskId) => `${keyPrefix}task:${taskId}:out`,
+    agentTasks: (agentId) => `${keyPrefix}agent:${agentId}:tasks`,
+    events: (agentId) => `${keyPrefix}task-events:${agentId}`,
+    control: `${keyPrefix}task-control`,
+    queueName: 'tasks',
+    queuePrefix: `${keyPrefix}bull`,
+  };
+}
+
+/** A task's state in Redis: `queued` until a worker claims it, then as TaskStatus. */
+export type QueuedTaskState = 'queued' | TaskStatus;
+
+/** What a BullMQ job carries: enough to run the command on any worker. */
+export interface TaskJobData {
+  readonly taskId: string;
+  readonly agentId: string;
+  readonly command: string;
+  readonly cwd: string;
+  /** Variables the agent set on top of its own environment (the worker's environment is the base). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
+/** How a run ended, as the worker writes it. */
+export interface TaskEnding {
+  readonly status: Exclude<TaskStatus, 'running'>;
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly stopReason?: string;
+  readonly forceKilled?: boolean;
+}
+
+/** The record written when a task is queued. */
+export function newRecordFields(info: { id: string; agentId: string; description: string; command: string; cwd: string; startedAt: number; timeoutMs?: number }): Record<string, string> {
+  return {
+    id: info.id,
+    agentId: info.agentId,
+    description: info.description,
+    command: info.command,
+    cwd: info.cwd,
+    startedAt: String(info.startedAt),
+    ...(info.timeoutMs !== undefined ? { timeoutMs: String(info.timeoutMs) } : {}),
+    state: 'queued',
+    outputBytes: '0',
+    keptFrom: '0',
+    keptBytes: '0',
+  };
+}
+
+const num = (text: string | undefined): number | undefined => (text === undefined || text === '' ? undefined : Number(text));
+
+/** A TaskInfo from a record hash; undefined for a missing (expired) one. */
+export function taskInfoOf(fields: Record<string, string>, keys: TaskKeys): TaskInfo | undefined {
+  if (fields.id === undefined || fields.state === undefined) return undefined;
+  const state = fields.state as QueuedTaskState;
+  const exitCode = fields.exitCode === undefined ? undefined : fields.exitCode === '' ? null : Number(fields.exitCode);
+  const timeoutMs = num(fields.timeoutMs);
+  const endedAt = num(fields.endedAt);
+  const pid = num(fields.pid);
+  return {
+    id: fields.id,
+    kind: 'process',
+    description: fields.description ?? '',
+    command: fields.command ?? '',
+    cwd: fields.cwd ?? '',
+    // Waiting for a worker counts as running: it has started as far as the agent is concerned.
+    status: state === 'queued' ? 'running' : state,
+    ...(pid !== undefined ? { pid } : {}),
+    startedAt: num(fields.startedAt) ?? 0,
+    ...(endedAt !== undefined ? { endedAt } : {}),
+    ...(state !== 'queued' && state !== 'running' && exitCode !== undefined ? { exitCode, signal: fields.signal === undefined || fields.signal === '' ? null : fields.signal } : {}),
+    ...(fields.stopReason !== undefined ? { stopReason: fields.stopReason } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    outputBytes: num(fields.outputBytes) ?? 0,
+    outputPath: `redis:${keys.output(fields.id)}`,
+    outputCapped: (num(fields.keptFrom) ?? 0) > 0,
+    forceKilled: fields.forceKilled === '1',
+  };
+}
+
+/** Appends a chunk and drops the oldest chunks past the cap (counted in keptFrom). */
+const APPEND_OUTPUT = `
+local len = string.len(ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'outputBytes', len)
+local kept = redis.call('HINCRBY', KEYS[1], 'keptBytes', len)
+local cap = tonumber(ARGV[2])
+while kept > cap do
+  local first = redis.call('LPOP', KEYS[2])
+  if not first then break end
+  local n = string.len(first)
+  kept = redis.call('HINCRBY', KEYS[1], 'keptBytes', -n)
+  redis.call('HINCRBY', KEYS[1], 'keptFrom', n)
+end
+return kept
+`;
+
+/** queued → running for one worker; returns the state found when it was not queued. */
+const CLAIM = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'queued' then return state or 'missing' end
+redis.call('HSET', KEYS[1], 'state', 'running', 'worker', ARGV[1], 'claimedAt', ARGV[2])
+return 'claimed'
+`;
+
+/** Ends a queued or running task once (the first ending wins); ARGV: ttl seconds, then field/value pairs. */
+const FINISH = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'queued' and state ~= 'running' then return 0 end
+local fields = {}
+for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+return 1
+`;
+
+/** A task and its agent (changes are announced on the agent's channel). */
+export interface TaskRef {
+  readonly agentId: string;
+  readonly taskId: string;
+}
+
+/** The record operations both sides use; every change is announced on the agent's events channel. */
+export class TaskRecordStore {
+  constructor(
+    private readonly redis: Redis,
+    readonly keys: TaskKeys,
+    private readonly keepEndedS: number,
+  ) {}
+
+  async create(agentId: string, fields: Record<string, string>): Promise<void> {
+    const taskId = fields.id!;
+    await this.redis.multi().hset(this.keys.record(taskId), fields).zadd(this.keys.agentTasks(agentId), Number(fields.startedAt), taskId).exec();
+    await this.announce({ agentId, taskId });
+  }
+
+  async read(taskId: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.keys.record(taskId));
+  }
+
+  async readMany(taskIds: readonly string[]): Promise<Array<Record<string, string>>> {
+    if (taskIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of taskIds) pipeline.hgetall(this.keys.record(id));
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, value]) => (error ? {} : (value as Record<string, string>)));
+  }
+
+  async agentTaskIds(agentId: string): Promise<string[]> {
+    return this.redis.zrange(this.keys.agentTasks(agentId), 0, -1);
+  }
+
+  async forget(agentId: string, taskIds: readonly string[]): Promise<void> {
+    if (taskIds.length > 0) await this.redis.zrem(this.keys.agentTasks(agentId), ...taskIds);
+  }
+
+  async claim(taskId: string, workerId: string): Promise<string> {
+    return String(await this.redis.eval(CLAIM, 1, this.keys.record(taskId), workerId, String(Date.now())));
+  }
+
+  async setFields(ref: TaskRef, fields: Record<string, string>): Promise<void> {
+    await this.redis.hset(this.keys.record(ref.taskId), fields);
+    await this.announce(ref);
+  }
+
+  async appendOutput(ref: TaskRef, chunk: Buffer, capBytes: number): Promise<void> {
+    await this.redis.eval(APPEND_OUTPUT, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), chunk, String(capBytes));
+    await this.announce(ref);
+  }
+
+  /** The output still held (read at one instant): the offset of its first byte, the bytes, and the total so far. */
+  async readHeldOutput(taskId: string): Promise<{ from: number; data: Buffer; totalBytes: number }> {
+    const results = (await this.redis.multi().hmget(this.keys.record(taskId), 'keptFrom', 'outputBytes').lrangeBuffer(this.keys.output(taskId), 0, -1).exec()) ?? [];
+    const [counts, chunks] = results.map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [Array<string | null>, Buffer[]];
+    return { from: Number(counts[0] ?? 0), data: Buffer.concat(chunks), totalBytes: Number(counts[1] ?? 0) };
+  }
+
+  /** Ends the task unless something ended it first; true when this call did. */
+  async finish(ref: TaskRef, ending: TaskEnding): Promise<boolean> {
+    const fields: string[] = ['state', ending.status, 'endedAt', String(Date.now())];
+    if (ending.exitCode !== undefined) fields.push('exitCode', ending.exitCode === null ? '' : String(ending.exitCode), 'signal', ending.signal ?? '');
+    if (ending.stopReason !== undefined) fields.push('stopReason', ending.stopReason);
+    if (ending.forceKilled) fields.push('forceKilled', '1');
+    const done = (await this.redis.eval(FINISH, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), String(this.keepEndedS), ...fields)) === 1;
+    if (done) await this.announce(ref);
+    return done;
+  }
+
+  async requestStop(taskId: string, reason: string): Promise<void> {
+    await this.redis.hset(this.keys.record(taskId), 'stopRequested', reason);
+    await this.redis.publish(this.keys.control, JSON.stringify({ id: taskId, reason }));
+  }
+
+  private async announce(ref: TaskRef): Promise<void> {
+    await this.redis.publish(this.keys.events(ref.agentId), ref.taskId);
+  }
+}
