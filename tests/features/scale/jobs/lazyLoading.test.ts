@@ -33,8 +33,8 @@ describe('the scale feature loads Redis clients only when configured', () => {
     expect(redisModulesLoaded({})).toEqual([]);
   });
 
-  test('with a Redis URL but local background tasks none is loaded either', () => {
-    expect(redisModulesLoaded({ scale: { redis: { url: 'redis://127.0.0.1:1' } } })).toEqual([]);
+  test('with a Redis URL but local background tasks only ioredis is loaded (for the state store), not bullmq', () => {
+    expect(redisModulesLoaded({ scale: { redis: { url: 'redis://127.0.0.1:1' } } })).toEqual(['ioredis']);
   });
 
   test('with scale.jobs.backgroundTasks "queue" the task service loads ioredis and bullmq', () => {
