@@ -33,7 +33,7 @@ import {
 import { ISubagentLineage, type SubagentLineage } from './lineage';
 import { SubagentInteractionService } from './subagentInteractions';
 import { resolveSubagentProfile, subagentProfiles } from './subagentProfiles';
-import { createWorktree, finishWorktree, gitWorkTreeRoot, type Worktree } from './worktree';
+import { createWorktree, finishWorktree, gitWorkTreeRoot, type Worktree, type WorktreeRuntime, worktreeStillThere } from './worktree';
 
 /** What a run made, for its cleanup. */
 interface MadeForRun {
@@ -49,6 +49,8 @@ interface ChildRecord {
   readonly profileName: string;
   running: boolean;
   conversation?: JsonValue;
+  /** The worktree its last run kept (it has changes): a resume continues there. */
+  keptWorktree?: Worktree;
 }
 
 
@@ -148,8 +150,12 @@ export class AgentSubagentService implements IAgentSubagentService {
     }
   }
 
-  child(agentId: string): { readonly profileName: string; readonly running: boolean } | undefined {
+  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly keptWorktree?: Worktree } | undefined {
     return this.children.get(agentId);
+  }
+
+  private worktreeRuntime(): WorktreeRuntime {
+    return { process: this.runtime.requireProcess(), fs: this.runtime.requireFs() };
   }
 
   dataDirOf(agentId: string): string {
@@ -190,7 +196,9 @@ export class AgentSubagentService implements IAgentSubagentService {
     }
     if (!made.worktree || !launch.worktree) return outcome;
     // After the child ended: none of its processes still writes there.
-    const { kept } = await finishWorktree(launch.worktree.repoDir, made.worktree).catch(() => ({ kept: true }));
+    const { kept } = await finishWorktree(this.worktreeRuntime(), launch.worktree.repoDir, made.worktree).catch(() => ({ kept: true }));
+    if (kept) record.keptWorktree = made.worktree;
+    else delete record.keptWorktree;
     return { ...outcome, worktree: { ...made.worktree, kept } };
   }
 
@@ -216,7 +224,11 @@ export class AgentSubagentService implements IAgentSubagentService {
     if (!runner) return end({ status: 'failed', text: '', error: 'No subagent runner is bound to this App any more.' });
     if (launch.worktree) {
       try {
-        made.worktree = await createWorktree(launch.worktree.repoDir, launch.worktree.path, `toolhost/${agentId}`);
+        const kept = record.keptWorktree;
+        made.worktree =
+          kept && (await worktreeStillThere(this.worktreeRuntime(), kept))
+            ? kept
+            : await createWorktree(this.worktreeRuntime(), launch.worktree.repoDir, launch.worktree.path, `toolhost/${agentId}`);
       } catch (error) {
         return end({ status: 'failed', text: '', error: `The worktree could not be created: ${errorMessage(error)}` });
       }
