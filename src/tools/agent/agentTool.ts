@@ -8,7 +8,7 @@ import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolEx
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
-import { IAgentTaskService, TaskLimitError } from '../task/contract';
+import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../task/contract';
 import { agentConfig } from './agentConfig';
 import { formatOutcome } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
@@ -29,6 +29,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentTaskService) @optional() private readonly tasks: IAgentTaskService | undefined,
+    @inject(IAgentTaskNotifications) @optional() private readonly notifications: IAgentTaskNotifications | undefined,
   ) {}
 
   private get profileNames(): string[] {
@@ -152,6 +153,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       `agent_id: ${launch.agentId}`,
       `subagent_type: ${launch.resolved.profile.name}`,
       'status: running',
+      ...(this.notifications?.active ? ['automatic_notification: true (you are told when it ends; do not poll it)'] : []),
       `next_step: WaitFor with task_ids ["${task.id}"] waits for it; TaskOutput with task_id "${task.id}" shows its result once it ended; TaskStop ends it.`,
     ];
     return { output: lines.join('\n'), structuredContent: { task_id: task.id, agent_id: launch.agentId, subagent_type: launch.resolved.profile.name, status: 'running' } };

@@ -133,3 +133,16 @@ export interface IAgentTaskService {
   readonly onDidChangeTask: Event<TaskInfo>;
 }
 export const IAgentTaskService = createServiceId<IAgentTaskService>('AgentTaskService');
+
+/**
+ * Completion notices of background tasks (Agent scope): a task that ends on its own is reported
+ * to the agent's model through the host's IAgentPromptInjection, unless the model already learnt
+ * how it ended (WaitFor reported it, TaskStop stopped it). Active only while a host takes prompts.
+ */
+export interface IAgentTaskNotifications {
+  /** Whether completions reach the model by themselves (the host bound IAgentPromptInjection). */
+  readonly active: boolean;
+  /** The model learnt how these tasks ended (or will): no notice for them. */
+  markReported(taskIds: readonly string[]): void;
+}
+export const IAgentTaskNotifications = createServiceId<IAgentTaskNotifications>('AgentTaskNotifications');
