@@ -5,6 +5,10 @@ interface ChildFigures {
   readonly perCallMs: number;
   readonly rssBeforeMb: number;
   readonly rssAfterMb: number;
+  readonly rssAfter2xMb: number;
+  readonly heapBeforeMb: number;
+  readonly heapAfterMb: number;
+  readonly heapAfter2xMb: number;
 }
 
 async function run(mode: 'subagent' | 'agent', count: number): Promise<ChildFigures> {
@@ -16,7 +20,9 @@ async function run(mode: 'subagent' | 'agent', count: number): Promise<ChildFigu
 /**
  * Creating and disposing a child agent (a whole foreground Agent call with a runner that answers
  * at once) against the baseline of a plain createAgent + dispose, 1,000 in a row per process,
- * alternating; RSS before and after the run, after a GC. The target: at most 2 ms per child, no growth.
+ * alternating; RSS and heap before and after the run, after a GC, and after 1,000 more (RSS rises
+ * while V8 sizes its heap in the first thousand; a leak keeps rising in the second, and shows in the heap).
+ * The target: at most 2 ms per child, no growth.
  */
 export async function agentBench(): Promise<void> {
   console.log('\n## Subagent create + dispose (1,000 in a row, fresh process each, alternating with the baseline)');
@@ -34,8 +40,13 @@ export async function agentBench(): Promise<void> {
     fmt(median(figures.map((f) => f.rssBeforeMb)), 1),
     fmt(median(figures.map((f) => f.rssAfterMb)), 1),
     fmt(median(figures.map((f) => f.rssAfterMb - f.rssBeforeMb)), 1),
+    fmt(median(figures.map((f) => f.rssAfter2xMb - f.rssAfterMb)), 1),
+    fmt(median(figures.map((f) => f.heapAfterMb - f.heapBeforeMb)), 2),
+    fmt(median(figures.map((f) => f.heapAfter2xMb - f.heapAfterMb)), 2),
   ];
-  console.log(table(['case', 'ms per create+dispose (median)', 'RSS before MB', 'RSS after MB', 'growth MB'], [row('Agent call (child scope)', sub), row('baseline: createAgent + dispose', base)]));
+  console.log(
+    table(['case', 'ms per create+dispose (median)', 'RSS before MB', 'RSS after MB', 'RSS growth MB', 'RSS growth, 2nd 1,000', 'heap growth MB', 'heap growth, 2nd 1,000'], [row('Agent call (child scope)', sub), row('baseline: createAgent + dispose', base)]),
+  );
   const ratio = median(sub.map((f) => f.perCallMs)) / median(base.map((f) => f.perCallMs));
   console.log(`\nratio subagent / baseline: ${fmt(ratio, 2)}x; target ≤ 2 ms per child: ${median(sub.map((f) => f.perCallMs)) <= 2 ? 'met' : 'NOT met'}`);
 }

@@ -34,11 +34,22 @@ export function closeObjectSchemas(schema: unknown): void {
 }
 
 /**
+ * Converted once per zod schema: tools whose instances convert theirs would otherwise pay the
+ * conversion for every agent (a subagent is a new agent). Callers treat the result as read-only.
+ */
+const converted = new WeakMap<z.ZodType, MutableSchema>();
+
+/**
  * A tool's input schema as JSON Schema draft-07, in input mode (fields with defaults are
  * optional), with every object closed so extra arguments are rejected by validation.
  */
 export function toInputJsonSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as MutableSchema;
-  closeObjectSchemas(json);
+  let json = converted.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as MutableSchema;
+    closeObjectSchemas(json);
+    converted.set(schema, json);
+  }
   return json;
 }
+

@@ -11,6 +11,7 @@ import { ISessionInteractionService } from '../../src/services/interaction/inter
 import type { ToolResult } from '../../src/tool/contract';
 import { PathSecurityError } from '../../src/tool/pathAccess';
 import { makeTempDir, removeDir } from './tempDir';
+import { testHome } from './testHome';
 
 /** What to build the App and its agent from. Every createAgent option is passed on as given. */
 export interface HarnessOptions extends CreateAgentOptions {
@@ -53,6 +54,8 @@ export function openHarness(options: HarnessOptions): Harness {
   }
   const app = createApp({ features: all, config, env, overrides: appOverrides });
   const agent = app.createAgent({
+    // Not the real `~`: a developer's own skills would change the tool lists.
+    homeDir: testHome(),
     ...agentOptions,
     overrides: (container) => {
       if (interactions) container.rebind(ISessionInteractionService).toConstantValue(interactions);

@@ -1,8 +1,14 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { testHome } from './testHome';
 
 export const CLI = nodePath.resolve(__dirname, '../../dist/cli/main.js');
+
+/** The CLI's environment: this process's, with an empty test home (unless `env` names a HOME), then `env`. */
+export function cliEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, HOME: testHome(), ...env };
+}
 
 export interface CliRun {
   readonly code: number | null;
@@ -19,7 +25,7 @@ export function runCliProcess(args: readonly string[], options: { cwd: string; i
     const stdinFd = options.stdinFrom !== undefined ? fs.openSync(options.stdinFrom, 'r') : undefined;
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: cliEnv(options.env),
       stdio: [stdinFd ?? 'pipe', 'pipe', 'pipe'],
     });
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
@@ -43,7 +49,7 @@ export interface StartedCli {
 
 /** Starts the built `toolhost` CLI as a real process and collects its output; the test drives it. */
 export function startCliProcess(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): StartedCli {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

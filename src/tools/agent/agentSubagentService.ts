@@ -20,18 +20,28 @@ import { agentConfig } from './agentConfig';
 import { createAgentHandle } from './agentHandle';
 import { cappedText } from './agentResult';
 import {
+  type AgentHandle,
   type IAgentSubagentService,
   ISubagentRunnerService,
   type ResolvedSubagentProfile,
   type SubagentLaunch,
   type SubagentOutcome,
   type SubagentRunListener,
+  type SubagentRunRequest,
   type SubagentRunResult,
 } from './contract';
 import { ISubagentLineage, type SubagentLineage } from './lineage';
 import { SubagentInteractionService } from './subagentInteractions';
 import { resolveSubagentProfile, subagentProfiles } from './subagentProfiles';
-import { createWorktree, finishWorktree, gitWorkTreeRoot, type Worktree } from './worktree';
+import { createWorktree, finishWorktree, gitWorkTreeRoot, type Worktree, type WorktreeRuntime, worktreeStillThere } from './worktree';
+
+/** What a run made, for its cleanup. */
+interface MadeForRun {
+  worktree?: Worktree;
+  child?: ScopedAgent;
+  /** Lets the runner's handle drop the child (a runner may keep its request after the run). */
+  releaseHandle?: () => void;
+}
 
 /** One child this agent started: what `resume` needs. */
 interface ChildRecord {
@@ -39,6 +49,8 @@ interface ChildRecord {
   readonly profileName: string;
   running: boolean;
   conversation?: JsonValue;
+  /** The worktree its last run kept (it has changes): a resume continues there. */
+  keptWorktree?: Worktree;
 }
 
 
@@ -138,8 +150,12 @@ export class AgentSubagentService implements IAgentSubagentService {
     }
   }
 
-  child(agentId: string): { readonly profileName: string; readonly running: boolean } | undefined {
+  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly keptWorktree?: Worktree } | undefined {
     return this.children.get(agentId);
+  }
+
+  private worktreeRuntime(): WorktreeRuntime {
+    return { process: this.runtime.requireProcess(), fs: this.runtime.requireFs() };
   }
 
   dataDirOf(agentId: string): string {
@@ -168,18 +184,21 @@ export class AgentSubagentService implements IAgentSubagentService {
     record.running = true;
     const controller = new AbortController();
     this.running.add(controller);
-    const made: { worktree?: Worktree; child?: ScopedAgent } = {};
+    const made: MadeForRun = {};
     let outcome: SubagentOutcome;
     try {
       outcome = await this.play(launch, record, AbortSignal.any([signal, controller.signal]), listener, made);
     } finally {
       await made.child?.dispose();
+      made.releaseHandle?.();
       this.running.delete(controller);
       record.running = false;
     }
     if (!made.worktree || !launch.worktree) return outcome;
     // After the child ended: none of its processes still writes there.
-    const { kept } = await finishWorktree(launch.worktree.repoDir, made.worktree).catch(() => ({ kept: true }));
+    const { kept } = await finishWorktree(this.worktreeRuntime(), launch.worktree.repoDir, made.worktree).catch(() => ({ kept: true }));
+    if (kept) record.keptWorktree = made.worktree;
+    else delete record.keptWorktree;
     return { ...outcome, worktree: { ...made.worktree, kept } };
   }
 
@@ -187,8 +206,8 @@ export class AgentSubagentService implements IAgentSubagentService {
     launch: SubagentLaunch,
     record: ChildRecord,
     signal: AbortSignal,
-    { progress, onEvent }: SubagentRunListener,
-    made: { worktree?: Worktree; child?: ScopedAgent },
+    listener: SubagentRunListener,
+    made: MadeForRun,
   ): Promise<SubagentOutcome> {
     const started = Date.now();
     const { agentId } = launch;
@@ -205,7 +224,11 @@ export class AgentSubagentService implements IAgentSubagentService {
     if (!runner) return end({ status: 'failed', text: '', error: 'No subagent runner is bound to this App any more.' });
     if (launch.worktree) {
       try {
-        made.worktree = await createWorktree(launch.worktree.repoDir, launch.worktree.path, `toolhost/${agentId}`);
+        const kept = record.keptWorktree;
+        made.worktree =
+          kept && (await worktreeStillThere(this.worktreeRuntime(), kept))
+            ? kept
+            : await createWorktree(this.worktreeRuntime(), launch.worktree.repoDir, launch.worktree.path, `toolhost/${agentId}`);
       } catch (error) {
         return end({ status: 'failed', text: '', error: `The worktree could not be created: ${errorMessage(error)}` });
       }
@@ -226,19 +249,9 @@ export class AgentSubagentService implements IAgentSubagentService {
     runSignal.addEventListener('abort', onAbort, { once: true });
     let result: SubagentRunResult;
     try {
-      const handle = createAgentHandle(child, { parentAgentId: this.options.id, depth: this.lineage.depth + 1, description: launch.description, cwd });
-      const running = runner.run({
-        child: handle,
-        prompt: launch.prompt,
-        profile: launch.resolved.profile,
-        signal: runSignal,
-        onEvent: (event) => {
-          onEvent?.(event);
-          if (event.type === 'turn') progress(`turn ${event.turn}`);
-          else if (event.type === 'rate_limited') progress(`rate limited; retrying in ${formatDuration(event.retryAfterMs)}`);
-        },
-        ...(record.conversation !== undefined ? { resumeFrom: record.conversation } : {}),
-      });
+      const { handle, release } = createAgentHandle(child, { parentAgentId: this.options.id, depth: this.lineage.depth + 1, description: launch.description, cwd });
+      made.releaseHandle = release;
+      const running = runner.run(runRequest(handle, launch, runSignal, listener, record.conversation));
       result = await untilSettledOrAbandoned(running, runSignal, this.config.config.executor.abortGraceMs);
     } catch (error) {
       result = { status: runSignal.aborted ? 'aborted' : 'failed', text: '', error: errorMessage(error) };
@@ -294,6 +307,26 @@ export class AgentSubagentService implements IAgentSubagentService {
     this.disposables.dispose();
     for (const controller of this.running) controller.abort(new Error('The parent agent ended.'));
   }
+}
+
+/**
+ * The runner's request. Built here, apart from the run's locals: a closure shares its function's
+ * context, so an `onEvent` made inside the run would keep the child alive for as long as a runner
+ * keeps the request.
+ */
+function runRequest(child: AgentHandle, launch: SubagentLaunch, signal: AbortSignal, { progress, onEvent }: SubagentRunListener, resumeFrom: JsonValue | undefined): SubagentRunRequest {
+  return {
+    child,
+    prompt: launch.prompt,
+    profile: launch.resolved.profile,
+    signal,
+    onEvent: (event) => {
+      onEvent?.(event);
+      if (event.type === 'turn') progress(`turn ${event.turn}`);
+      else if (event.type === 'rate_limited') progress(`rate limited; retrying in ${formatDuration(event.retryAfterMs)}`);
+    },
+    ...(resumeFrom !== undefined ? { resumeFrom } : {}),
+  };
 }
 
 /** The runner's result; after an abort, at most `graceMs` more (a runner that ignores the signal is left behind). */

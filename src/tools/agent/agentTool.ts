@@ -8,7 +8,7 @@ import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolEx
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
-import { IAgentTaskService, TaskLimitError } from '../task/contract';
+import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../task/contract';
 import { agentConfig } from './agentConfig';
 import { formatOutcome } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
@@ -29,6 +29,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentTaskService) @optional() private readonly tasks: IAgentTaskService | undefined,
+    @inject(IAgentTaskNotifications) @optional() private readonly notifications: IAgentTaskNotifications | undefined,
   ) {}
 
   private get profileNames(): string[] {
@@ -77,6 +78,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     // A new child's id is drawn when it runs: resolving the call again (the executor does, right before it runs) must give the same accesses.
     let agentId: string | undefined;
     let profileName: string;
+    let keptWorktree = false;
     if (input.resume !== undefined) {
       const previous = this.subagents.child(input.resume);
       if (!previous) return toolError(`${input.resume} is not a subagent this agent started; resume takes the agent_id of an earlier Agent result.`);
@@ -86,6 +88,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       }
       agentId = input.resume;
       profileName = previous.profileName;
+      // Its changes are in the worktree its last run kept: it continues there, isolated as before.
+      keptWorktree = previous.keptWorktree !== undefined;
     } else {
       if (input.subagent_type === undefined) return toolError(`Give subagent_type (one of: ${this.profileNames.join(', ')}), or resume with the agent_id of an earlier subagent.`);
       profileName = input.subagent_type;
@@ -95,8 +99,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     if (input.run_in_background === true && !this.backgroundAvailable) {
       return toolError('Background subagents are not available here (the task tools are not active); run it in the foreground.');
     }
-    const repoDir = input.isolation === 'worktree' ? this.worktreeRepo : undefined;
-    if (input.isolation === 'worktree' && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
+    const repoDir = input.isolation === 'worktree' || keptWorktree ? this.worktreeRepo : undefined;
+    if ((input.isolation === 'worktree' || keptWorktree) && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
     const launchOf = (): SubagentLaunch => {
       const id = agentId ?? this.subagents.newAgentId();
       return {
@@ -149,6 +153,7 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       `agent_id: ${launch.agentId}`,
       `subagent_type: ${launch.resolved.profile.name}`,
       'status: running',
+      ...(this.notifications?.active ? ['automatic_notification: true (you are told when it ends; do not poll it)'] : []),
       `next_step: WaitFor with task_ids ["${task.id}"] waits for it; TaskOutput with task_id "${task.id}" shows its result once it ended; TaskStop ends it.`,
     ];
     return { output: lines.join('\n'), structuredContent: { task_id: task.id, agent_id: launch.agentId, subagent_type: launch.resolved.profile.name, status: 'running' } };

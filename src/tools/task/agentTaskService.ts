@@ -57,6 +57,9 @@ interface TaskRecord {
   markDone(): void;
 }
 
+/** The stop reason of tasks stopped because their agent was disposed (no one is left to tell). */
+export const AGENT_ENDED_STOP_REASON = 'The agent ended';
+
 @injectable()
 export class AgentTaskService implements IAgentTaskService {
   private readonly records = new Map<string, TaskRecord>();
@@ -234,7 +237,7 @@ export class AgentTaskService implements IAgentTaskService {
     const running = [...this.records.values()].filter((r) => r.status === 'running');
     for (const record of running) {
       record.ending ??= 'killed';
-      record.stopReason ??= 'The agent ended';
+      record.stopReason ??= AGENT_ENDED_STOP_REASON;
       this.terminate(record, 'dispose');
     }
     await Promise.all(running.map((r) => r.done));

@@ -149,3 +149,16 @@ export interface IAgentTaskServiceFactory {
   create(local: IAgentTaskService): IAgentTaskService | undefined;
 }
 export const IAgentTaskServiceFactory = createServiceId<IAgentTaskServiceFactory>('AgentTaskServiceFactory');
+
+/**
+ * Completion notices of background tasks (Agent scope): a task that ends on its own is reported
+ * to the agent's model through the host's IAgentPromptInjection, unless the model already learnt
+ * how it ended (WaitFor reported it, TaskStop stopped it). Active only while a host takes prompts.
+ */
+export interface IAgentTaskNotifications {
+  /** Whether completions reach the model by themselves (the host bound IAgentPromptInjection). */
+  readonly active: boolean;
+  /** The model learnt how these tasks ended (or will): no notice for them. */
+  markReported(taskIds: readonly string[]): void;
+}
+export const IAgentTaskNotifications = createServiceId<IAgentTaskNotifications>('AgentTaskNotifications');

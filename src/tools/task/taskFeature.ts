@@ -1,7 +1,9 @@
 import { Feature } from '../../di/feature';
 import { AgentTaskService } from './agentTaskService';
-import { IAgentTaskService, IAgentTaskServiceFactory } from './contract';
+import { IAgentStartup } from '../../di/agentStartup';
+import { IAgentTaskNotifications, IAgentTaskService, IAgentTaskServiceFactory } from './contract';
 import { tasksConfig } from './taskConfig';
+import { TaskCompletionNotifier } from './taskNotifier';
 import { taskListTool } from './taskList/taskListTool';
 import { taskOutputTool } from './taskOutput/taskOutputTool';
 import { taskStopTool } from './taskStop/taskStopTool';
@@ -10,7 +12,8 @@ import { waitForTool } from './waitFor/waitForTool';
 /**
  * Background tasks: the Agent-scope task service (it owns the task processes and stops them when
  * the agent ends) and the tools to list, read, stop and wait for tasks. Bash starts tasks with
- * `run_in_background` only when this feature is present.
+ * `run_in_background` only when this feature is present. Tasks that end are reported to the
+ * model by themselves when the host takes prompts (IAgentPromptInjection).
  */
 export function createTaskToolsFeature() {
   return new Feature('task')
@@ -24,6 +27,9 @@ export function createTaskToolsFeature() {
           return context.get(IAgentTaskServiceFactory, { optional: true })?.create(local) ?? local;
         })
         .inSingletonScope();
+      // Background tasks that end are reported to the model through the host's prompt queue.
+      bind(IAgentTaskNotifications).to(TaskCompletionNotifier).inSingletonScope();
+      bind(IAgentStartup).toService(IAgentTaskNotifications);
     })
     .contributeTool(taskListTool)
     .contributeTool(taskOutputTool)

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
+import type { Runtime } from '../../../src/services/runtime/runtime';
 import { outputText } from '../../../src/tool/contract';
 import { ISubagentRunnerService } from '../../../src/tools/agent/contract';
 import { ScriptedSubagentRunner, type SubagentScript } from '../../../src/tools/agent/scriptedRunner';
@@ -135,5 +137,84 @@ describe('isolation: worktree', () => {
     expect(fs.existsSync(nodePath.join(fx.dir, 'new.txt'))).toBe(false);
     expect(branches().replace(/^\+ /, '')).toBe(path[2]);
     execFileSync('git', ['worktree', 'remove', '--force', path[1]!], { cwd: fx.dir });
+  });
+
+  test('resume of a child whose worktree was kept continues in that worktree (its files there), not in a new one', async () => {
+    gitRepo();
+    const seen: { cwd: string; files: string[] }[] = [];
+    const h = fx.open({ id: 'main', builtins: true, interactions: approveAll() });
+    h.app.get(ISubagentRunnerService).bind(
+      new ScriptedSubagentRunner((request) => {
+        seen.push({ cwd: request.child.cwd, files: fs.readdirSync(request.child.cwd).filter((f) => f !== '.git').sort() });
+        return request.resumeFrom === undefined
+          ? { batches: [[{ name: 'Write', args: { path: 'first.txt', content: 'first run\n' } }]], text: 'wrote first' }
+          : { batches: [[{ name: 'Write', args: { path: 'second.txt', content: 'resumed run\n' } }]], text: 'wrote second' };
+      }),
+    );
+    const first = outputText((await h.call('Agent', { description: 'Isolated write', prompt: 'x', subagent_type: 'general', isolation: 'worktree' })).output);
+    const agentId = /^agent_id: (\S+)$/m.exec(first)![1]!;
+    const kept = /^worktree: (\S+) \(branch (\S+), kept/m.exec(first)!;
+    // Resumed without isolation: the child's work is in its worktree, so it goes on there.
+    const resumed = outputText((await h.call('Agent', { description: 'Go on', prompt: 'more', resume: agentId })).output);
+    expect(resumed).toContain(`worktree: ${kept[1]} (branch ${kept[2]}, kept`);
+    expect(seen.map((s) => s.cwd)).toEqual([kept[1], kept[1]]);
+    expect(seen[1]!.files).toEqual(['first.txt']);
+    expect(fs.readdirSync(kept[1]!).filter((f) => f !== '.git').sort()).toEqual(['first.txt', 'second.txt']);
+    expect(worktrees()).toBe(2);
+    expect([fs.existsSync(nodePath.join(fx.dir, 'first.txt')), fs.existsSync(nodePath.join(fx.dir, 'second.txt'))]).toEqual([false, false]);
+    execFileSync('git', ['worktree', 'remove', '--force', kept[1]!], { cwd: fx.dir });
+  });
+
+  test('resume after its kept worktree was removed by hand: a new worktree on a new run, with a clear result', async () => {
+    gitRepo();
+    const seen: string[] = [];
+    const h = fx.open({ id: 'main', builtins: true, interactions: approveAll() });
+    h.app.get(ISubagentRunnerService).bind(
+      new ScriptedSubagentRunner((request) => {
+        seen.push(request.child.cwd);
+        return request.resumeFrom === undefined ? { batches: [[{ name: 'Write', args: { path: 'first.txt', content: '1\n' } }]], text: 'wrote' } : { text: 'looked' };
+      }),
+    );
+    const first = outputText((await h.call('Agent', { description: 'Isolated write', prompt: 'x', subagent_type: 'general', isolation: 'worktree' })).output);
+    const agentId = /^agent_id: (\S+)$/m.exec(first)![1]!;
+    const kept = /^worktree: (\S+) \(branch (\S+), kept/m.exec(first)!;
+    execFileSync('git', ['worktree', 'remove', '--force', kept[1]!], { cwd: fx.dir });
+    execFileSync('git', ['branch', '-D', kept[2]!], { cwd: fx.dir });
+    const resumed = outputText((await h.call('Agent', { description: 'Go on', prompt: 'more', resume: agentId })).output);
+    expect(resumed).toContain('status: completed');
+    expect(resumed).toContain('worktree: removed (the subagent changed nothing there)');
+    expect(seen).toHaveLength(2);
+    expect(worktrees()).toBe(1);
+    expect(branches()).toBe('');
+  });
+
+  test('the git commands run through the agent\'s runtime (its process.exec), not around it', async () => {
+    gitRepo();
+    const base = createLocalRuntime();
+    const commands: string[] = [];
+    const runtime: Runtime = {
+      ...base,
+      name: 'recording',
+      process: {
+        exec: (file, args, options) => {
+          // `git -C <dir> <command> …`: the command and its first argument.
+          commands.push([file, ...(args[0] === '-C' ? args.slice(2, 4) : args.slice(0, 2))].join(' '));
+          return base.process!.exec(file, args, options);
+        },
+        startShell: (options) => base.process!.startShell(options),
+      },
+    };
+    const h = fx.open({ id: 'main', builtins: true, interactions: approveAll(), runtime });
+    h.app.get(ISubagentRunnerService).bind(new ScriptedSubagentRunner({ text: 'nothing' }));
+    const result = outputText((await h.call('Agent', { description: 'Isolated look', prompt: 'x', subagent_type: 'general', isolation: 'worktree' })).output);
+    expect(result).toContain('worktree: removed');
+    expect(commands.filter((c) => c.startsWith('git ')).map((c) => c.replace(/ [0-9a-f]{40}\.\.HEAD$/, ' <base>..HEAD'))).toEqual([
+      'git rev-parse HEAD',
+      'git worktree add',
+      'git status --porcelain',
+      'git rev-list <base>..HEAD',
+      'git worktree remove',
+      'git branch -D',
+    ]);
   });
 });

@@ -14,7 +14,7 @@ import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import type { BashConfig } from '../osConfig';
 import { IAgentRuntimeService } from '../../../services/runtime/runtime';
-import { IAgentTaskService, TaskLimitError } from '../../task/contract';
+import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../../task/contract';
 import { IAgentToolRegistryService } from '../../../services/toolRegistry/toolRegistry';
 import { IAgentWorkspaceService } from '../../../services/workspace/workspace';
 import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
@@ -76,6 +76,7 @@ export class BashTool implements ExecutableTool<BashInput> {
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentTaskService) @optional() private readonly tasks: IAgentTaskService | undefined,
+    @inject(IAgentTaskNotifications) @optional() private readonly notifications: IAgentTaskNotifications | undefined,
   ) {}
 
   get parameters(): JsonSchema {
@@ -278,6 +279,7 @@ export class BashTool implements ExecutableTool<BashInput> {
       `cwd: ${cwd}`,
       `timeout: ${input.timeout !== undefined ? `${input.timeout} s` : 'none (runs until it exits or is stopped)'}`,
       `output_path: ${task.outputPath}`,
+      ...(this.notifications?.active ? ['automatic_notification: true (you are told when it ends; do not poll it)'] : []),
       `<system>The command is running in the background. Read its output with TaskOutput(task_id="${task.id}"), wait for it with WaitFor, ` +
         `stop it with TaskStop. It is stopped when this agent ends.</system>`,
     ];

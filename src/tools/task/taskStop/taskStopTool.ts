@@ -1,10 +1,10 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { errorMessage } from '../../../base/errors';
 import { formatDuration } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
-import { IAgentTaskService, type TaskInfo } from '../contract';
+import { IAgentTaskNotifications, IAgentTaskService, type TaskInfo } from '../contract';
 import { ToolAccesses } from '../../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../../tool/contract';
 import { loadDescriptionTemplate } from '../../../tool/descriptionTemplate';
@@ -29,6 +29,7 @@ export class TaskStopTool implements ExecutableTool<TaskStopInput> {
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentTaskService) private readonly tasks: IAgentTaskService,
+    @inject(IAgentTaskNotifications) @optional() private readonly notifications: IAgentTaskNotifications | undefined,
   ) {}
 
   get description(): string {
@@ -54,6 +55,8 @@ export class TaskStopTool implements ExecutableTool<TaskStopInput> {
     if (before.status !== 'running') {
       return { output: [...taskLines(before), `<system>The task had already ended (${before.status}); nothing was stopped.</system>`].join('\n') };
     }
+    // The model stopped it and reads how it ended here: no completion notice.
+    this.notifications?.markReported([id]);
     let after: TaskInfo;
     try {
       after = await this.tasks.stop(id, reason);

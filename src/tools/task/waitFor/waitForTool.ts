@@ -1,10 +1,10 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { formatCount, formatDuration } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { registerAgentToolService } from '../../../di/toolContribution';
 import { IConfigService } from '../../../services/config/config';
 import type { TasksConfig } from '../taskConfig';
-import { IAgentTaskService, type TaskInfo } from '../contract';
+import { IAgentTaskNotifications, IAgentTaskService, type TaskInfo } from '../contract';
 import { type ToolAccess, ToolAccesses } from '../../../tool/accesses';
 import {
   type ExecutableTool,
@@ -46,6 +46,7 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentTaskService) private readonly tasks: IAgentTaskService,
+    @inject(IAgentTaskNotifications) @optional() private readonly notifications: IAgentTaskNotifications | undefined,
   ) {}
 
   get parameters(): JsonSchema {
@@ -108,6 +109,8 @@ export class WaitForTool implements ExecutableTool<WaitForInput> {
       subscription.dispose();
     }
     if (result.aborted) return toolError('WaitFor was interrupted; the tasks keep running. TaskList shows their state.');
+    // This result shows how they ended: no completion notice for them later.
+    this.notifications?.markReported(result.tasks.filter((t) => t.status !== 'running').map((t) => t.id));
     return { output: await this.report(result.tasks, result.timedOut, Date.now() - started, timeoutS) };
   }
 

@@ -1,0 +1,74 @@
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import { IAgentFactory, type ScopedAgent } from '../../../src/services/agentFactory/agentFactory';
+import { ISubagentRunnerService } from '../../../src/tools/agent/contract';
+import { ScriptedSubagentRunner } from '../../../src/tools/agent/scriptedRunner';
+import { useAgent } from '../../helpers/agentHarness';
+import { approveAll } from '../../helpers/fakeHost';
+
+const fx = useAgent({ tempDataDir: true });
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+async function collectGarbage(): Promise<void> {
+  // FinalizationRegistry callbacks run in a later task, after the collection.
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('a disposed child is collected even while the runner keeps its request (handle, signal, onEvent)', async () => {
+  const children = { created: 0, collected: 0 };
+  const registry = new FinalizationRegistry<void>(() => children.collected++);
+  let factory: IAgentFactory | undefined;
+  const h = fx.open({
+    id: 'main',
+    builtins: true,
+    interactions: approveAll(),
+    // Counts the child containers the Agent tool creates, without holding them.
+    appOverrides: (container) => {
+      const app = container.get(IAgentFactory);
+      factory = {
+        createAgent: (options): ScopedAgent => {
+          const child = app.createAgent(options);
+          children.created++;
+          registry.register(child.container);
+          return child;
+        },
+      };
+      container.rebind(IAgentFactory).toConstantValue(factory);
+    },
+  });
+  expect(factory).toBeDefined();
+  // The scripted runner keeps every request it played (its `runs`), as a host logging runs would.
+  const runner = new ScriptedSubagentRunner({ batches: [[{ name: 'Glob', args: { pattern: '*' } }]], text: 'done' });
+  h.app.get(ISubagentRunnerService).bind(runner);
+  const count = 40;
+  for (let i = 0; i < count; i++) {
+    const result = await h.call('Agent', { description: `Child ${i}`, prompt: 'look', subagent_type: 'explore' });
+    expect(result.isError).toBe(false);
+  }
+  expect(runner.runs).toHaveLength(count);
+  expect(runner.runs[0]!.request.child.isDisposed).toBe(true);
+  await collectGarbage();
+  expect(children.created).toBe(count);
+  // Every child but (possibly) the last one, which V8 may still hold in a register or cache.
+  expect(children.collected).toBeGreaterThanOrEqual(count - 1);
+});
+
+test('a handle kept after its child ended refuses work with a message instead of running it', async () => {
+  const h = fx.open({ id: 'main', builtins: true, interactions: approveAll() });
+  const runner = new ScriptedSubagentRunner({ text: 'done' });
+  h.app.get(ISubagentRunnerService).bind(runner);
+  await h.call('Agent', { description: 'Ends at once', prompt: 'answer', subagent_type: 'explore' });
+  const handle = runner.runs[0]!.request.child;
+  expect(handle.isDisposed).toBe(true);
+  expect(handle.modelTools()).toEqual([]);
+  await expect(handle.execute([{ id: 'x', name: 'Glob', arguments: '{"pattern":"*"}' }])).rejects.toThrow(`Subagent ${handle.agentId} has ended; its tools no longer run.`);
+  // Subscribing to a dead child's events is a no-op that still returns a disposable.
+  const subscription = handle.events.onToolCallFinished(() => undefined);
+  subscription.dispose();
+  await handle.dispose();
+});
