@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
-import { listGlob } from '../../../src/tools/os/glob/globTool';
+import { listGlob } from '../../../src/tools/os/glob/globListing';
 import type { SearchFs } from '../../../src/tools/os/search/ignoreTree';
 import { compileGlobPattern } from '../../../src/tools/os/search/searchGlob';
 import { localSearchFs } from '../../../src/tools/os/search/searchPaths';

@@ -20,7 +20,8 @@ import { byteForm, isAscii } from './globRegex';
  * agree. Git's global excludes file is not read (ripgrep gets `--no-ignore-global`).
  */
 export const VCS_DIR_NAMES: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.bzr', '.jj', '.sl']);
-const REPO_MARKERS = ['.git', '.jj'] as const;
+/** The entries that make a folder a repository root. */
+export const REPO_MARKERS = ['.git', '.jj'] as const;
 /** The entry names that change a folder's ignore level. */
 export const IGNORE_LEVEL_NAMES: ReadonlySet<string> = new Set(['.rgignore', '.ignore', '.gitignore', ...REPO_MARKERS]);
 
