@@ -14,7 +14,8 @@ import { byteForm, isAscii } from './globRegex';
  * Inside a git repository (a `.git` or `.jj` entry in the searched folder or above it) the rules
  * follow git: `.gitignore` files above the repository root do not apply, nor do those of an outer
  * repository inside a nested one. Outside any repository `.gitignore` files still apply, from
- * every folder above the searched one. `.ignore` and `.rgignore` always apply from every folder
+ * every folder above the searched one, down to a Jujutsu repository (a `.jj` folder) below it:
+ * rg takes that one for a repository root there too, a nested `.git` one not. `.ignore` and `.rgignore` always apply from every folder
  * above, and take precedence over `.gitignore` (`.rgignore` first). This is exactly what ripgrep
  * does, given `--no-require-git` only when no repository encloses the search, so both engines
  * agree. Git's global excludes file is not read (ripgrep gets `--no-ignore-global`).
@@ -56,7 +57,7 @@ export interface IgnoreLevel {
   readonly git?: GitignoreRules;
   /** `.git/info/exclude` of a repository whose root is this directory */
   readonly exclude?: GitignoreRules;
-  /** A repository root (only tracked inside a repository: it stops `.gitignore` files above it). */
+  /** A repository root: it stops `.gitignore` files above it (a `.git` entry only inside a repository, a `.jj` one always, as in rg). */
   readonly hasGit: boolean;
 }
 
@@ -178,7 +179,9 @@ export class IgnoreTree {
     };
     const [custom, dot, git] = await Promise.all([rules('.rgignore'), rules('.ignore'), rules('.gitignore')]);
     const hasDotGit = await has('.git');
-    const hasGit = this.insideRepository && (hasDotGit || (await has('.jj')));
+    // rg takes a `.jj` folder for a repository root even with --no-require-git (outside any
+    // repository), a `.git` one only inside a repository.
+    const hasGit = (this.insideRepository && hasDotGit) || (await has('.jj'));
     let exclude: GitignoreRules | undefined;
     if (hasDotGit) {
       const gitDir = this.insideRepository ? await resolveGitCommonDir(this.fs, dir) : nodePath.join(dir, '.git');
