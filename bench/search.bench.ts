@@ -148,6 +148,12 @@ export async function grepRssBench(): Promise<void> {
   console.log(table(['process', 'peak RSS MiB', 'ratio', 'wall ms', ''], rows));
 }
 
+/** The first Glob call of a fresh process (bench/globChild.ts), timed inside it. */
+async function coldGlob(cwd: string, engine: GrepEngineSetting, pattern: string): Promise<{ ms: number; last: string }> {
+  const { stdout } = await measureProcess(process.execPath, [nodePath.join(__dirname, 'globChild.js'), cwd, engine, pattern]);
+  return JSON.parse(stdout) as { ms: number; last: string };
+}
+
 export async function globBench(): Promise<void> {
   const rg = vscodeRipgrepBinary();
   if (!rg) {
@@ -155,38 +161,63 @@ export async function globBench(): Promise<void> {
     return;
   }
   const { root, small, files } = searchCorpus();
-  console.log(`\n## Glob on ${files.toLocaleString('en')} files (${root}) and on a ${SMALL_FILES}-file folder`);
-  console.log(`median of ${RUNS} runs (20 for the small folder) after one warm-up, alternating (ratio: median of the back-to-back ratios); baseline = spawning rg --files -g GLOB and splitting its output`);
-  const app = createApp({ features: builtinFeatures() });
+  const pattern = '**/*.ts';
+  const args = ['--no-config', '--files', '-g', '*.ts'];
+  console.log(`\n## Glob ${pattern} on ${files.toLocaleString('en')} files (${root}) and on a ${SMALL_FILES}-file folder`);
+  console.log(
+    `${RUNS} rounds after one warm-up (20 for the small folder); each round runs the baseline and then every variant back to back, ` +
+      'and a ratio is the median of the per-round ratios. Baseline = spawning rg --files -g GLOB and splitting its output. ' +
+      'Glob runs with grep.engine auto (rg walks when the pattern needs the whole tree) and builtin (our own walk); ' +
+      'warm = a later call of one App, cold = the first call of a fresh process (page cache not dropped).',
+  );
+  const engines = ['auto', 'builtin'] as const;
+  const apps = Object.fromEntries(engines.map((engine) => [engine, createApp({ features: builtinFeatures(), config: { grep: { engine } } })]));
   const rows: string[][] = [];
   const ratios: string[] = [];
-  for (const [label, cwd, runs, aim] of [
-    ['**/*.ts on the corpus', root, RUNS, 'within 1.5x'],
-    [`**/*.ts on a ${SMALL_FILES}-file folder`, small, 20, 'at least 5x faster, i.e. at most 0.20x'],
+  for (const [label, cwd, runs, aim, cold] of [
+    ['corpus', root, RUNS, 'within 1.5x', true],
+    [`${SMALL_FILES}-file folder`, small, 20, 'at least 5x faster, i.e. at most 0.20x', false],
   ] as const) {
-    const agent = app.createAgent({ cwd });
-    const tool = agent.registry.get('Glob')!.tool;
-    const args = ['--no-config', '--files', '-g', '*.ts'];
+    const variants: Array<{ name: string; run: () => Promise<{ ms: number; last: string }> }> = [];
+    const agents = [];
+    for (const engine of engines) {
+      const agent = apps[engine]!.createAgent({ cwd });
+      agents.push(agent);
+      const tool = agent.registry.get('Glob')!.tool;
+      variants.push({
+        name: `Glob, ${engine}, warm`,
+        run: async () => {
+          const t = await runTool(tool, { pattern });
+          return { ms: t.ms, last: typeof t.result.output === 'string' ? t.result.output.split('\n').pop()! : '' };
+        },
+      });
+      if (cold) variants.push({ name: `Glob, ${engine}, cold`, run: () => coldGlob(cwd, engine, pattern) });
+    }
     await runRg(rg, args, cwd);
-    await runTool(tool, { pattern: '**/*.ts' });
+    for (const variant of variants) await variant.run();
     const raw: number[] = [];
-    const ours: number[] = [];
+    const ours = variants.map(() => [] as number[]);
+    const lasts = variants.map(() => '');
     let count = 0;
-    let trailer = '';
     for (let i = 0; i < runs; i++) {
       const r = await runRg(rg, args, cwd);
       raw.push(r.ms);
       count = r.lines;
-      const t = await runTool(tool, { pattern: '**/*.ts' });
-      ours.push(t.ms);
-      trailer = typeof t.result.output === 'string' ? t.result.output.split('\n').pop()! : '';
+      for (const [j, variant] of variants.entries()) {
+        const t = await variant.run();
+        ours[j]!.push(t.ms);
+        lasts[j] = t.last;
+      }
     }
-    const ratio = pairedRatio(ours, raw);
-    rows.push([label, fmt(median(raw), 1), fmt(median(ours), 1), `${fmt(ratio)}x`, String(count), trailer]);
-    ratios.push(`Glob / spawned rg --files, ${label}: ${fmt(ratio)}x (aim: ${aim})`);
-    await agent.dispose();
+    rows.push([`rg --files -g '*.ts', ${label}`, fmt(median(raw), 1), '', String(count)]);
+    for (const [j, variant] of variants.entries()) {
+      const ratio = pairedRatio(ours[j]!, raw);
+      rows.push([`${variant.name}, ${label}`, fmt(median(ours[j]!), 1), `${fmt(ratio)}x`, lasts[j]!.slice(0, 70)]);
+      ratios.push(`${variant.name} / spawned rg --files, ${label}: ${fmt(ratio)}x (aim: ${aim})`);
+    }
+    for (const agent of agents) await agent.dispose();
   }
-  await app.dispose();
-  console.log(table(['case', 'rg --files ms', 'Glob ms', 'ratio', 'rg paths', 'last line of the Glob result'], rows));
+  for (const app of Object.values(apps)) await app.dispose();
+  console.log(table(['case', 'ms (median)', 'ratio', 'paths / last line of the result'], rows));
   for (const ratio of ratios) console.log(ratio);
 }

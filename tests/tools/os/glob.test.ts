@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
-import { listGlob } from '../../../src/tools/os/glob/globTool';
+import { listGlob, newestFirst } from '../../../src/tools/os/glob/globListing';
+import { listGlobWithRipgrep, ripgrepGlobFilter } from '../../../src/tools/os/glob/ripgrepGlob';
+import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 import type { SearchFs } from '../../../src/tools/os/search/ignoreTree';
 import { compileGlobPattern } from '../../../src/tools/os/search/searchGlob';
 import { localSearchFs } from '../../../src/tools/os/search/searchPaths';
@@ -282,6 +284,83 @@ describe('Glob errors', () => {
     const out = await glob({ pattern: '**/*.txt', limit: 1000 });
     expect(out.split('\n')[0]).toBe('Glob timed out after 0.001 s; the list below is partial. Narrow the pattern or the path.');
     expect(out.split('\n').length).toBeLessThan(401);
+  });
+});
+
+const rg = vscodeRipgrepBinary();
+const withRg = rg ? describe : describe.skip;
+
+withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
+  beforeEach(() => fx.open());
+
+  async function walks(pattern: string): Promise<{ ours: string[]; rg: string[] }> {
+    const compiled = compileGlobPattern(pattern, fx.dir);
+    if ('error' in compiled) throw new Error(compiled.error);
+    const options = { includeIgnored: false, signal: new AbortController().signal };
+    const listing = await listGlobWithRipgrep(rg!, fx.dir, compiled, options);
+    return { ours: [...(await listGlob(localSearchFs, fx.dir, compiled, options)).files].sort(), rg: [...listing!.files].sort() };
+  }
+
+  test('ignore files still win over the pattern, and a file they re-include is listed only when the pattern matches it', async () => {
+    writeFiles(fx.dir, {
+      '.gitignore': 'gen/\n*.gen.ts\n!keep.js\n',
+      'a.ts': '',
+      'x.gen.ts': '',
+      'keep.js': '',
+      'gen/b.ts': '',
+      'src/c.ts': '',
+      'src/gen/d.ts': '',
+    });
+    fs.mkdirSync(nodePath.join(fx.dir, '.git'));
+    // A file type (rg's `--type`) and an ignore file (`--ignore-file`): rg's `-g` would list x.gen.ts.
+    expect(ripgrepGlobFilter(compileGlobPattern('*.ts', fx.dir) as never)).toEqual({ type: '*.ts' });
+    expect(ripgrepGlobFilter(compileGlobPattern('**/src/*.ts', fx.dir) as never)).toEqual({ ignoreFile: '*\n!*/\n!**/src/*.ts\n' });
+    expect(await walks('*.ts')).toEqual({ ours: ['a.ts', 'src/c.ts'], rg: ['a.ts', 'src/c.ts'] });
+    expect(await walks('**/src/*.ts')).toEqual({ ours: ['src/c.ts'], rg: ['src/c.ts'] });
+    expect(await walks('**/*.{ts,md}')).toEqual({ ours: ['a.ts', 'src/c.ts'], rg: ['a.ts', 'src/c.ts'] });
+  });
+
+  test('the tool hands a big tree to rg, and keeps small trees, narrow patterns and grep.engine builtin in process', async () => {
+    // A real rg behind a script that notes each start.
+    const log = nodePath.join(fx.dir, '..', `rg-starts-${process.pid}.log`);
+    const wrapper = nodePath.join(fx.dir, '..', `rg-wrapper-${process.pid}.sh`);
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${rg}' "$@"\n`, { mode: 0o755 });
+    const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+    try {
+      await fx.app.dispose();
+      fx.open({ config: { grep: { rgPath: wrapper } } });
+      writeFiles(fx.dir, { 'small/a.ts': '', 'small/b.md': '' });
+      expect(await glob({ pattern: '**/*.ts', path: 'small' })).toBe('small/a.ts');
+      expect(starts()).toBe(0);
+      const big = Array.from({ length: 3_200 }, (_, i) => `big/d${i % 50}/f${i}.${i % 2 ? 'ts' : 'js'}`);
+      writeFiles(fx.dir, Object.fromEntries(big.map((rel) => [rel, ''])));
+      ageInOrder(fx.dir, ['big/d1/f1.ts', 'big/d3/f3.ts', 'small/a.ts', ...big.slice(4)]);
+      expect((await glob({ pattern: '**/*.ts', limit: 2 })).split('\n')).toEqual([
+        'big/d1/f1.ts',
+        'big/d3/f3.ts',
+        'Showing files 1-2 of 1,601, newest first. Use offset=2 to see more.',
+      ]);
+      expect(starts()).toBe(1);
+      expect(await glob({ pattern: 'big/d1/*.ts', limit: 1 })).toMatch(/^big\/d1\/f1\.ts\nShowing files 1-1 of 64,/);
+      expect(starts()).toBe(1);
+      await fx.app.dispose();
+      fx.open({ config: { grep: { rgPath: wrapper, engine: 'builtin' } } });
+      expect((await glob({ pattern: '**/*.ts', limit: 2 })).split('\n')[2]).toBe('Showing files 1-2 of 1,601, newest first. Use offset=2 to see more.');
+      expect(starts()).toBe(1);
+    } finally {
+      fs.rmSync(log, { force: true });
+      fs.rmSync(wrapper, { force: true });
+    }
+  });
+});
+
+describe('the newest-first page', () => {
+  test('selecting the first files equals sorting them all, with many equal times', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const stamped: Array<[number, string]> = Array.from({ length: 5_000 }, (_, i) => [next() % 40, `p${next() % 100_000}-${i}`]);
+    const sorted = [...stamped].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).map(([, rel]) => rel);
+    for (const wanted of [1, 7, 100, 624, 626, 5_000, Infinity]) expect(newestFirst([...stamped], wanted)).toEqual(sorted.slice(0, wanted));
   });
 });
 

@@ -136,6 +136,29 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(await grep({ pattern: 'ok \\S*', output_mode: 'content' })).toBe('bytes.txt:4:ok \ufffd!');
     });
 
+    test('outside Unicode mode ((?-u)) \\xFF is the byte FF: rg finds the raw byte, the builtin engine refuses what it cannot match; both refuse what rg refuses', async () => {
+      fs.writeFileSync(nodePath.join(fx.dir, 'raw.txt'), Buffer.from('a\xffb\n', 'latin1'));
+      writeFiles(fx.dir, { 'utf8.txt': 'a\u00ffb\n', 'ascii.txt': 'ab\n' });
+      const files = (pattern: string) => grep({ pattern, output_mode: 'files_with_matches' });
+      const cannot = (what: string) =>
+        `The builtin search engine cannot run this pattern: outside Unicode mode ((?-u)) ${what}, which the builtin engine cannot match (it searches decoded text); ` +
+        'leave (?-u) out to match characters (\\x{FF} is U+00FF). Simplify the pattern, or install ripgrep (rg).';
+      const bytePatterns: Array<[string, string, string]> = [
+        ['(?-u:\\xFF)', 'raw.txt', cannot('\\xFF is the single byte FF, not a character')],
+        ['a(?-u:[\\x80-\\xFF])b', 'raw.txt', cannot('a class that matches a byte above 7F matches single bytes')],
+        ['a(?-u:.)b', 'raw.txt', cannot('"." matches any single byte')],
+        ['a(?-u:\\W)b', 'raw.txt', cannot('a class that matches a byte above 7F matches single bytes')],
+      ];
+      for (const [pattern, rgFinds, builtinSays] of bytePatterns) expect([pattern, await files(pattern)]).toEqual([pattern, engine === 'ripgrep' ? rgFinds : builtinSays]);
+      // The same on text in both engines: \x{FF} is U+00FF even outside Unicode mode, and so is \xFF inside it; ASCII classes.
+      expect(await files('(?-u:\\x{FF})')).toBe('utf8.txt');
+      expect(await files('\\xFF')).toBe('utf8.txt');
+      expect(await files('(?-u:[\\x00-\\x7F])b')).toBe('ascii.txt');
+      // rg refuses a character above 7F in a byte class, and Unicode classes: so do both engines, before either runs.
+      expect(await files('(?-u:[é])')).toMatch(/^Invalid regex "\(\?-u:\[é\]\)": Unicode not allowed here \(at character 7\)\./);
+      expect(await files('(?-u:\\pL)')).toMatch(/^Invalid regex "\(\?-u:\\pL\)": Unicode not allowed here \(at character 6\)\./);
+    });
+
     test('word boundaries next to invalid UTF-8 are Rust\'s: a word character before stray continuation bytes still counts', async () => {
       fs.writeFileSync(nodePath.join(fx.dir, 'w.txt'), Buffer.from('a\x80)\n\xc3\xa9\x80\x80)\n\x80\x80\x80\x80)\n \x80x\na\x80b\n', 'latin1'));
       expect(await grep({ pattern: '\\b\\)', output_mode: 'content' })).toBe('w.txt:1:a\ufffd)\nw.txt:2:é\ufffd\ufffd)');

@@ -102,6 +102,28 @@ async function grepFiles(root: string, engine: 'builtin' | 'ripgrep'): Promise<s
   return out.split('\n').sort().join('\n');
 }
 
+describe('a Jujutsu repository (a .jj folder) below a search folder that is no repository', () => {
+  test('its folder stops the .gitignore files above it, as in rg (a .git folder there does not): Glob and both Grep engines', async () => {
+    const root = nodePath.join(dir.path, 'root');
+    writeFiles(root, {
+      '.gitignore': '*.log\n',
+      'top.log': 'x',
+      'top.txt': 'x',
+      'jj/.jj/repo/store': 'x',
+      'jj/.gitignore': 'b.txt\n',
+      'jj/a.log': 'x',
+      'jj/b.txt': 'x',
+      'jj/c.txt': 'x',
+      'g/.git/HEAD': 'x',
+      'g/a.log': 'x',
+    });
+    const expected = rgFiles(root, false, false);
+    expect(expected).toEqual(['.gitignore', 'jj/.gitignore', 'jj/a.log', 'jj/c.txt', 'top.txt']);
+    expect(await globFiles(root, false)).toEqual(expected);
+    for (const engine of ['builtin', 'ripgrep'] as const) expect([engine, await grepFiles(root, engine)]).toEqual([engine, expected.join('\n')]);
+  });
+});
+
 describe('a folder whose .git is a file (a worktree or a submodule)', () => {
   const files = { 'a.txt': 'x', 'sub/b.txt': 'x', 'x.log': 'x', 'excluded.txt': 'x', '.gitignore': '*.log\n' };
 

@@ -1,4 +1,3 @@
-import type { Dirent } from 'node:fs';
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
 import { errorMessage, isErrnoException } from '../../../base/errors';
@@ -16,27 +15,20 @@ import { toInputJsonSchema } from '../../../tool/inputSchema';
 import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
-import { isSensitivePath } from '../../../tool/sensitivePaths';
-import { FilteredListing } from '../search/filteredListing';
-import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
-import { byteForm, isAscii } from '../search/globRegex';
-import { compileGlobPattern, type GlobPattern, ruleMatchesPath } from '../search/searchGlob';
-import { describeFolder, displayPath, formatSeconds, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
+import { IRipgrepLocatorService } from '../grep/grepEngineSelection';
+import type { SearchFs } from '../search/ignoreTree';
+import { compileGlobPattern, type GlobPattern } from '../search/searchGlob';
+import { describeFolder, displayPath, formatSeconds, localSearchFs, runtimeSearchFs, searchRootChange } from '../search/searchPaths';
 import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../base/fs/openedFile';
 import { type GlobInput, GlobInputSchema, GLOB_SAMPLES } from './glob';
-import { globConfig } from '../osConfig';
+import { globConfig, grepConfig } from '../osConfig';
+import { type GlobListing, listGlob, walkGlob } from './globListing';
+import { listGlobWithRipgrep, ripgrepCanWalk } from './ripgrepGlob';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
-const STAT_BATCH = 2_000;
-/** Folders listed at once: enough to keep the thread pool busy while the main thread filters. */
-const WALK_CONCURRENCY = 8;
+/** Entries our walk lists before it hands the tree to rg (a few ms of walking; rg takes about 10 ms to start). */
+const RIPGREP_FROM_ENTRIES = 3_000;
 
-export interface GlobListing {
-  /** Relative to the search root, newest first. */
-  readonly files: readonly string[];
-  readonly sensitive: number;
-  readonly timedOut: boolean;
-}
 
 @injectable()
 export class GlobTool implements ExecutableTool<GlobInput> {
@@ -48,6 +40,7 @@ export class GlobTool implements ExecutableTool<GlobInput> {
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
+    @inject(IRipgrepLocatorService) private readonly ripgrep: IRipgrepLocatorService,
   ) {}
 
   get description(): string {
@@ -100,7 +93,16 @@ export class GlobTool implements ExecutableTool<GlobInput> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     let listing: GlobListing;
     try {
-      listing = await listGlob(fs, root, pattern, { includeIgnored: input.include_ignored === true, signal: AbortSignal.any([signal, timeout]) });
+      const walkOptions = {
+        includeIgnored: input.include_ignored === true,
+        signal: AbortSignal.any([signal, timeout]),
+        wanted: (input.offset ?? 0) + (input.limit ?? options.defaultLimit),
+      };
+      const rgPath = await this.ripgrepFor(fs, pattern);
+      // Our walk first: a small tree is listed before rg would have started.
+      const small = rgPath !== undefined ? await walkGlob(fs, root, pattern, { ...walkOptions, entryBudget: RIPGREP_FROM_ENTRIES }) : undefined;
+      const big = rgPath !== undefined && !small ? await listGlobWithRipgrep(rgPath, root, pattern, walkOptions) : undefined;
+      listing = small ?? big ?? (await listGlob(fs, root, pattern, walkOptions));
     } catch (error) {
       if (signal.aborted) return toolError('Glob was aborted.');
       return toolError(`Glob failed in "${shownRoot}": ${errorMessage(error)}`);
@@ -121,110 +123,18 @@ export class GlobTool implements ExecutableTool<GlobInput> {
       timeoutMs: options.timeoutMs,
     });
   }
-}
 
-/**
- * Lists the files under `root` that `pattern` matches, newest first, secrets left out: one walk
- * with the shared search rules (FilteredListing), each file name matched once. On the local disk
- * a match is stamped with its modification time as soon as its folder is listed (a synchronous
- * stat costs less than a thread-pool round trip, and the pool lists further folders meanwhile);
- * other runtimes stat the matches in batches afterwards.
- */
-export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern, options: { includeIgnored: boolean; signal: AbortSignal }): Promise<GlobListing> {
-  const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
-  const listing = new FilteredListing(fs, tree);
-  const local = fs.local;
-  const prefix = root.endsWith('/') ? root : `${root}/`;
-  const { rule, dirPrefix, depth } = pattern;
-  const stamped: Array<[number, string]> = [];
-  const unstamped: string[] = [];
-  let sensitive = 0;
-
-  const { basenameOnly, regex } = rule;
-  const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
-    const base = dir.endsWith('/') ? dir : `${dir}/`;
-    const asciiDir = isAscii(relDir);
-    for (const entry of entries) {
-      const name = entry.name;
-      if (entry.isDirectory()) {
-        // Folders no match can lie in are not entered.
-        if (dirDepth < dirPrefix.length && name !== dirPrefix[dirDepth]) continue;
-        if (depth !== undefined && dirDepth + 1 >= depth) continue;
-        pending.push([base + name, relDir + name + '/', dirDepth + 1]);
-        continue;
-      }
-      if (depth !== undefined && dirDepth + 1 !== depth) continue;
-      const rel = relDir + name;
-      if (basenameOnly ? !regex.test(byteForm(name)) : !ruleMatchesPath(rule, asciiDir ? relDir + byteForm(name) : byteForm(rel))) continue;
-      const path = base + name;
-      if (isSensitivePath(path)) sensitive++;
-      else if (!local) unstamped.push(rel);
-      else {
-        const mtime = local.mtimeMs(path);
-        if (mtime !== undefined) stamped.push([mtime, rel]);
-      }
-    }
-  };
-
-  const list = (dir: string): Promise<Dirent[]> => {
-    if (!local) return listing.list(dir).then((listed) => listed.entries);
-    return new Promise((resolve, reject) => {
-      local.readdir(dir, (error, entries) => {
-        if (error) {
-          reject(error);
-          return;
-        }
-        try {
-          const listed = listing.filter(dir, entries);
-          if (listed instanceof Promise) listed.then((l) => resolve(l.entries), reject);
-          else resolve(listed.entries);
-        } catch (filterError) {
-          reject(filterError as Error);
-        }
-      });
-    });
-  };
-
-  // Depth-first, a few folders at a time; a folder that cannot be listed is left out.
-  const pending: Array<[string, string, number]> = [[root, '', 0]];
-  let inFlight = 0;
-  await new Promise<void>((resolve) => {
-    const pump = (): void => {
-      while (!options.signal.aborted && inFlight < WALK_CONCURRENCY && pending.length > 0) {
-        const [dir, relDir, dirDepth] = pending.pop()!;
-        inFlight++;
-        list(dir).then(
-          (entries) => {
-            inFlight--;
-            try {
-              if (!options.signal.aborted) take(dir, relDir, dirDepth, entries, pending);
-            } catch {
-              // A folder whose entries cannot be stat-ed (listable, not searchable): what was taken stays.
-            }
-            pump();
-          },
-          () => {
-            inFlight--;
-            pump();
-          },
-        );
-      }
-      if (inFlight === 0 && (pending.length === 0 || options.signal.aborted)) resolve();
-    };
-    pump();
-  });
-  const timedOut = options.signal.aborted;
-  for (let i = 0; i < unstamped.length; i += STAT_BATCH) {
-    const batch = unstamped.slice(i, i + STAT_BATCH);
-    const stats = await Promise.all(batch.map((rel) => fs.stat(prefix + rel).then((s) => s.mtimeMs, () => undefined)));
-    batch.forEach((rel, j) => {
-      const mtime = stats[j];
-      if (mtime !== undefined) stamped.push([mtime, rel]);
-    });
+  /**
+   * The rg binary to walk with, when it may: the local disk, a runtime that starts processes, a
+   * pattern that needs the whole tree (ripgrepCanWalk), and grep.engine not "builtin" (the
+   * setting that keeps searches in process). Without one, Glob walks in process.
+   */
+  private async ripgrepFor(fs: SearchFs, pattern: GlobPattern): Promise<string | undefined> {
+    if (fs !== localSearchFs || !this.runtime.has('process') || !ripgrepCanWalk(pattern)) return undefined;
+    const grep = this.config.section(grepConfig);
+    if (grep.engine === 'builtin') return undefined;
+    return (await this.ripgrep.locate(grep.rgPath)).found?.path;
   }
-  stamped.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  const files = stamped.map(([, rel]) => rel);
-  return { files, sensitive, timedOut };
 }
 
 export interface GlobRenderContext {
@@ -238,7 +148,7 @@ export interface GlobRenderContext {
 }
 
 export function renderGlob(listing: GlobListing, context: GlobRenderContext): ToolResult {
-  const total = listing.files.length;
+  const total = listing.total;
   const shownRoot = describeFolder(context.root, context.cwd);
   const lines: string[] = [];
   if (listing.timedOut) {

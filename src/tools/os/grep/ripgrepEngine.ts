@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isSensitivePath } from '../../../tool/sensitivePaths';
 import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
-import { localSearchFs } from '../search/searchPaths';
+import { localSearchFs, repositoryEncloses } from '../search/searchPaths';
 import { compileFileTypeMatcher } from './builtinEngine';
 import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, type GrepLimits, type GrepLine, type GrepOutcome, type GrepSearch, normalizeLine } from './grepEngine';
 
@@ -218,21 +218,6 @@ export class RipgrepOutputParser {
   }
 }
 
-/** Whether a repository (a `.git` or `.jj` entry) encloses `dir`. */
-async function insideRepository(dir: string): Promise<boolean> {
-  for (let current = dir; ; current = nodePath.dirname(current)) {
-    for (const marker of ['.git', '.jj']) {
-      try {
-        await localSearchFs.lstat(nodePath.join(current, marker));
-        return true;
-      } catch {
-        // not here
-      }
-    }
-    if (nodePath.dirname(current) === current) return false;
-  }
-}
-
 /** Grep with the rg binary: one process per call, its output streamed and bounded. */
 export class RipgrepEngine implements GrepEngine {
   readonly name = 'ripgrep' as const;
@@ -244,7 +229,7 @@ export class RipgrepEngine implements GrepEngine {
 
   async run(search: GrepSearch, limits: GrepLimits): Promise<GrepOutcome> {
     const cwd = search.file ? nodePath.dirname(search.file) : search.root;
-    const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: await insideRepository(cwd) });
+    const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: repositoryEncloses(cwd) });
     const raw = await this.spawnRg(cwd, args, search, limits);
     return { ...raw, files: await this.postFilter(search, raw.files) };
   }

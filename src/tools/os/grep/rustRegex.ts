@@ -12,7 +12,8 @@
  * operations `&&`, `--`, `~~`; flags `i m s U u x` in `(?flags)` and `(?flags:…)`.
  * Not supported by Rust and refused here too: look-around and backreferences.
  * Not supported by the builtin engine (ripgrep handles them): case-insensitivity that changes
- * inside the pattern (`a(?i)b`, `(?i:…)` that is not the whole pattern) and CRLF mode `(?R)`.
+ * inside the pattern (`a(?i)b`, `(?i:…)` that is not the whole pattern), CRLF mode `(?R)`, and
+ * outside Unicode mode what matches single bytes above 7F (`(?-u:\xFF)`, `(?-u:.)`, `(?-u:[^a])`).
  */
 
 export class RegexSyntaxError extends Error {
@@ -56,9 +57,11 @@ export type ClassSet =
 
 export type RegexNode =
   | { readonly k: 'empty' }
-  | { readonly k: 'lit'; readonly cp: number; readonly ci: boolean }
-  | { readonly k: 'dot'; readonly dotAll: boolean; readonly crlf: boolean }
-  | { readonly k: 'class'; readonly set: ClassSet; readonly ci: boolean }
+  /** `byte`: `\xNN` (80-FF) outside Unicode mode, the single byte, not the character. */
+  | { readonly k: 'lit'; readonly cp: number; readonly ci: boolean; readonly byte?: true }
+  /** `bytes`: outside Unicode mode, where `.` and classes match single bytes. */
+  | { readonly k: 'dot'; readonly dotAll: boolean; readonly crlf: boolean; readonly bytes?: true }
+  | { readonly k: 'class'; readonly set: ClassSet; readonly ci: boolean; readonly bytes?: true }
   | { readonly k: 'assert'; readonly kind: AssertKind; readonly multiLine: boolean; readonly unicode: boolean; readonly crlf: boolean }
   | { readonly k: 'group'; readonly child: RegexNode }
   | { readonly k: 'repeat'; readonly child: RegexNode; readonly min: number; readonly max: number; readonly greedy: boolean }
@@ -219,9 +222,9 @@ class Parser {
       case '(':
         return this.parseGroup(flags, start);
       case '[':
-        return { k: 'class', set: this.parseClass(flags, start), ci: flags.i };
+        return { k: 'class', set: this.parseClass(flags, start), ci: flags.i, ...bytesMode(flags) };
       case '.':
-        return { k: 'dot', dotAll: flags.s, crlf: flags.R };
+        return { k: 'dot', dotAll: flags.s, crlf: flags.R, ...bytesMode(flags) };
       case '^':
         return { k: 'assert', kind: 'start', multiLine: flags.m, unicode: flags.u, crlf: flags.R };
       case '$':
@@ -314,7 +317,8 @@ class Parser {
     return cp;
   }
 
-  private parseProperty(negatedEscape: boolean, start: number): ClassItem {
+  private parseProperty(flags: Flags, negatedEscape: boolean, start: number): ClassItem {
+    if (!flags.u) this.error('Unicode not allowed here', start);
     let name: string;
     if (this.peek() === '{') {
       this.pos++;
@@ -371,10 +375,10 @@ class Parser {
     if (/[0-9]/.test(ch)) this.error('backreferences are not supported', start);
     if ('dDsSwW'.includes(ch)) {
       const item: ClassItem = { k: 'perl', cls: ch.toLowerCase() as PerlClass, negated: ch === ch.toUpperCase(), unicode: flags.u };
-      return { k: 'class', set: { k: 'union', negated: false, items: [item] }, ci: flags.i };
+      return { k: 'class', set: { k: 'union', negated: false, items: [item] }, ci: flags.i, ...bytesMode(flags) };
     }
     if (ch === 'p' || ch === 'P') {
-      return { k: 'class', set: { k: 'union', negated: false, items: [this.parseProperty(ch === 'P', start)] }, ci: flags.i };
+      return { k: 'class', set: { k: 'union', negated: false, items: [this.parseProperty(flags, ch === 'P', start)] }, ci: flags.i };
     }
     const assert = (kind: AssertKind): RegexNode => ({ k: 'assert', kind, multiLine: false, unicode: flags.u, crlf: flags.R });
     if (ch === 'b') {
@@ -395,8 +399,11 @@ class Parser {
     if (ch === '>') return assert('wordEnd');
     if (ch === 'A') return { k: 'assert', kind: 'start', multiLine: false, unicode: flags.u, crlf: flags.R };
     if (ch === 'z') return { k: 'assert', kind: 'end', multiLine: false, unicode: flags.u, crlf: flags.R };
+    const hexByte = ch === 'x' && this.peek() !== '{';
     const cp = this.simpleEscape(ch, start);
     if (cp === undefined) this.error(`unrecognized escape sequence "\\${ch}"`, start);
+    // As in Rust: outside Unicode mode `\xFF` is the byte FF; `\x{FF}` stays the character U+00FF.
+    if (hexByte && !flags.u && cp > 0x7f) return { k: 'lit', cp, ci: flags.i, byte: true };
     return { k: 'lit', cp, ci: flags.i };
   }
 
@@ -477,15 +484,23 @@ class Parser {
       if (ch === undefined) this.error('unclosed character class', start);
       this.pos++;
       if ('dDsSwW'.includes(ch)) return { k: 'perl', cls: ch.toLowerCase() as PerlClass, negated: ch === ch.toUpperCase(), unicode: flags.u };
-      if (ch === 'p' || ch === 'P') return this.parseProperty(ch === 'P', itemStart);
+      if (ch === 'p' || ch === 'P') return this.parseProperty(flags, ch === 'P', itemStart);
       if (/[0-9]/.test(ch)) this.error('backreferences are not supported', itemStart);
+      const hexByte = ch === 'x' && this.peek() !== '{';
       const cp = ch === '<' || ch === '>' ? ch.codePointAt(0)! : this.simpleEscape(ch, itemStart);
       if (cp === undefined) this.error(`unrecognized escape sequence "\\${ch}"`, itemStart);
+      // Outside Unicode mode a class holds bytes: `\xFF` is one, a character above 7F (`é`, `\x{FF}`) is refused, as in Rust.
+      if (!flags.u && cp > 0x7f && !hexByte) this.error('Unicode not allowed here', itemStart);
       return { k: 'range', from: cp, to: cp };
     }
     const cp = c.codePointAt(0)!;
+    if (!flags.u && cp > 0x7f) this.error('Unicode not allowed here', itemStart);
     return { k: 'range', from: cp, to: cp };
   }
+}
+
+function bytesMode(flags: Flags): { bytes?: true } {
+  return flags.u ? {} : { bytes: true };
 }
 
 const DEFAULT_FLAGS: Flags = { i: false, m: true, s: false, U: false, u: true, x: false, R: false };
@@ -678,17 +693,34 @@ function assertText(node: Extract<RegexNode, { k: 'assert' }>, lineMode: boolean
  */
 const NOT_SURROGATE = '--\\p{Cs}';
 
+/**
+ * Outside Unicode mode `\xFF`, `.` and classes such as `[^a]` or `\W` match single bytes, also
+ * inside a character or in invalid UTF-8 (rg finds `(?-u:\xFF)` in a file holding the raw byte
+ * FF). The builtin engine matches decoded text, so it refuses them instead of matching
+ * characters; a class of ASCII bytes only (`(?-u:[\x00-\x7F])`, `(?-u:\w)`) means the same on
+ * text. A class matches a byte above 7F when it matches one of these characters.
+ */
+const BYTES_ABOVE_ASCII = Array.from({ length: 0x80 }, (_, i) => String.fromCharCode(0x80 + i)).join('');
+const BYTES_UNSUPPORTED = 'which the builtin engine cannot match (it searches decoded text); leave (?-u) out to match characters (\\x{FF} is U+00FF)';
+
 function nodeText(node: RegexNode, lineMode: boolean): string {
   switch (node.k) {
     case 'empty':
       return '(?:)';
     case 'lit':
+      if (node.byte) throw new UnsupportedRegexError(`outside Unicode mode ((?-u)) \\x${node.cp.toString(16).toUpperCase()} is the single byte ${node.cp.toString(16).toUpperCase()}, not a character, ${BYTES_UNSUPPORTED}`);
       return cpText(node.cp);
     case 'dot':
       if (node.crlf) throw new UnsupportedRegexError('CRLF mode (?R) is not supported by the builtin engine');
+      if (node.bytes) throw new UnsupportedRegexError(`outside Unicode mode ((?-u)) "." matches any single byte, ${BYTES_UNSUPPORTED}`);
       return node.dotAll ? '\\P{Cs}' : '[\\P{Cs}--\\n]';
-    case 'class':
-      return `[${classSetText(node.set)}${NOT_SURROGATE}]`;
+    case 'class': {
+      const text = `[${classSetText(node.set)}${NOT_SURROGATE}]`;
+      if (node.bytes && new RegExp(text, node.ci ? 'iv' : 'v').test(BYTES_ABOVE_ASCII)) {
+        throw new UnsupportedRegexError(`outside Unicode mode ((?-u)) a class that matches a byte above 7F matches single bytes, ${BYTES_UNSUPPORTED}`);
+      }
+      return text;
+    }
     case 'assert':
       return assertText(node, lineMode);
     case 'group':

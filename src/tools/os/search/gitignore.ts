@@ -33,6 +33,8 @@ export interface GitignoreRule {
   readonly basenameOnly: boolean;
   /** Runs on byteForm(path). */
   readonly regex: RegExp;
+  /** A basenameOnly rule's glob of the base name (`*.ts` of `**\/*.ts`): the form rg's file types take. */
+  readonly nameGlob?: string;
 }
 
 export interface GitignoreLineOptions {
@@ -80,7 +82,7 @@ export function compileGitignoreLine(rawLine: string, options: GitignoreLineOpti
   const name = glob.slice(3);
   if (glob.startsWith('**/') && !name.includes('/')) {
     const nameRegex = globToRegex(name, options);
-    if (!nameRegex.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(nameRegex.source) };
+    if (!nameRegex.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(nameRegex.source), nameGlob: name };
   }
   return { source, whitelist, dirOnly, basenameOnly: false, regex: new RegExp(globToRegex(glob, options).source) };
 }

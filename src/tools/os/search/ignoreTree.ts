@@ -14,13 +14,15 @@ import { byteForm, isAscii } from './globRegex';
  * Inside a git repository (a `.git` or `.jj` entry in the searched folder or above it) the rules
  * follow git: `.gitignore` files above the repository root do not apply, nor do those of an outer
  * repository inside a nested one. Outside any repository `.gitignore` files still apply, from
- * every folder above the searched one. `.ignore` and `.rgignore` always apply from every folder
+ * every folder above the searched one, down to a Jujutsu repository (a `.jj` folder) below it:
+ * rg takes that one for a repository root there too, a nested `.git` one not. `.ignore` and `.rgignore` always apply from every folder
  * above, and take precedence over `.gitignore` (`.rgignore` first). This is exactly what ripgrep
  * does, given `--no-require-git` only when no repository encloses the search, so both engines
  * agree. Git's global excludes file is not read (ripgrep gets `--no-ignore-global`).
  */
 export const VCS_DIR_NAMES: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.bzr', '.jj', '.sl']);
-const REPO_MARKERS = ['.git', '.jj'] as const;
+/** The entries that make a folder a repository root. */
+export const REPO_MARKERS = ['.git', '.jj'] as const;
 /** The entry names that change a folder's ignore level. */
 export const IGNORE_LEVEL_NAMES: ReadonlySet<string> = new Set(['.rgignore', '.ignore', '.gitignore', ...REPO_MARKERS]);
 
@@ -55,7 +57,7 @@ export interface IgnoreLevel {
   readonly git?: GitignoreRules;
   /** `.git/info/exclude` of a repository whose root is this directory */
   readonly exclude?: GitignoreRules;
-  /** A repository root (only tracked inside a repository: it stops `.gitignore` files above it). */
+  /** A repository root: it stops `.gitignore` files above it (a `.git` entry only inside a repository, a `.jj` one always, as in rg). */
   readonly hasGit: boolean;
 }
 
@@ -177,7 +179,9 @@ export class IgnoreTree {
     };
     const [custom, dot, git] = await Promise.all([rules('.rgignore'), rules('.ignore'), rules('.gitignore')]);
     const hasDotGit = await has('.git');
-    const hasGit = this.insideRepository && (hasDotGit || (await has('.jj')));
+    // rg takes a `.jj` folder for a repository root even with --no-require-git (outside any
+    // repository), a `.git` one only inside a repository.
+    const hasGit = (this.insideRepository && hasDotGit) || (await has('.jj'));
     let exclude: GitignoreRules | undefined;
     if (hasDotGit) {
       const gitDir = this.insideRepository ? await resolveGitCommonDir(this.fs, dir) : nodePath.join(dir, '.git');

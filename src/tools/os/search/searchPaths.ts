@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { type PathChange, PathChangedError, verifyRealPath } from '../../../base/fs/openedFile';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
 import { isPathInside } from '../../../tool/pathAccess';
-import type { SearchFs } from './ignoreTree';
+import { REPO_MARKERS, type SearchFs } from './ignoreTree';
 
 /** A path as Glob and Grep show it: relative to the working directory when inside it, else absolute. */
 export function displayPath(path: string, cwd: string): string {
@@ -35,6 +35,14 @@ export const localSearchFs: SearchFs = {
     },
   },
 };
+
+/** Whether a repository (a `.git` or `.jj` entry) encloses `dir` on the local disk (rg then needs no `--no-require-git`). */
+export function repositoryEncloses(dir: string): boolean {
+  for (let current = dir; ; current = nodePath.dirname(current)) {
+    for (const marker of REPO_MARKERS) if (localSearchFs.local!.exists(nodePath.join(current, marker))) return true;
+    if (nodePath.dirname(current) === current) return false;
+  }
+}
 
 /** The search file operations of a runtime's fs (the local fast paths when it is the local disk). */
 export function runtimeSearchFs(runtimeFs: RuntimeFs): SearchFs {

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { vscodeRipgrepBinary } from '../../../../src/tools/os/grep/ripgrepLocator';
+import { listGlobWithRipgrep, ripgrepCanWalk } from '../../../../src/tools/os/glob/ripgrepGlob';
+import { compileGlobPattern } from '../../../../src/tools/os/search/searchGlob';
 import { VCS_DIR_NAMES } from '../../../../src/tools/os/search/ignoreTree';
 import { isSensitivePath } from '../../../../src/tool/sensitivePaths';
 import { type App, createApp } from '../../../../src/scopes/appScope';
@@ -192,6 +194,25 @@ async function toolFiles(agent: Agent, name: 'Glob' | 'Grep', input: Record<stri
   return output.split('\n').sort();
 }
 
+/**
+ * What Glob lists when rg walks (ripgrepGlob.ts): the tool hands only big trees to rg, so the
+ * walk is called directly here; 'skip' for a pattern rg does not walk for.
+ */
+async function rgWalkFiles(root: string, pattern: string): Promise<string[] | 'error' | 'skip'> {
+  const compiled = compileGlobPattern(pattern, root);
+  if ('error' in compiled) return 'error';
+  if (!ripgrepCanWalk(compiled)) return 'skip';
+  const listing = await listGlobWithRipgrep(rg!, root, compiled, { includeIgnored: false, signal: new AbortController().signal });
+  if (!listing) throw new Error(`rg refused the walk for ${JSON.stringify(pattern)}`);
+  return [...listing.files].sort();
+}
+
+async function mustWalk(root: string, pattern: string): Promise<string[] | 'error'> {
+  const files = await rgWalkFiles(root, pattern);
+  if (files === 'skip') throw new Error(`rg does not walk for ${JSON.stringify(pattern)}`);
+  return files;
+}
+
 function describeTree(seed: number, index: number, tree: Tree): string {
   const ignoreFiles = Object.entries(tree.files).filter(([p]) => p.endsWith('.gitignore'));
   return [
@@ -254,6 +275,8 @@ withRg('ignore files: Glob and both Grep engines against git and rg (generated t
         await withAgents(root, async (builtin, ripgrep) => {
           expectSame('Glob **', await toolFiles(builtin, 'Glob', { pattern: '**', limit: 1000 }), expected, context);
           expectSame('Glob **/*', await toolFiles(builtin, 'Glob', { pattern: '**/*', limit: 1000 }), expected, context);
+          expectSame('Glob ** (rg walk)', await mustWalk(root, '**'), expected, context);
+          expectSame('Glob *.txt (rg walk, a file type)', await mustWalk(root, '*.txt'), expected === 'error' ? expected : expected.filter((p) => p.endsWith('.txt')), context);
           expectSame('Grep (builtin engine)', await toolFiles(builtin, 'Grep', grep), expected, context);
           expectSame('Grep (ripgrep engine)', await toolFiles(ripgrep, 'Grep', grep), expected, context);
         });
@@ -311,7 +334,10 @@ withRg('globs: Glob pattern and Grep glob against rg --files -g (generated)', ()
         if (Array.isArray(expected) && expected.length > 0) nonEmpty++;
         // Glob takes `./x` for a pattern anchored to the search folder (`/x` would be an absolute path).
         const pattern = glob.startsWith('/') ? `.${glob}` : glob;
-        expectSame('Glob pattern', await toolFiles(builtin, 'Glob', { pattern, limit: 1000 }), expected, context);
+        const listed = await toolFiles(builtin, 'Glob', { pattern, limit: 1000 });
+        expectSame('Glob pattern', listed, expected, context);
+        const walked = await rgWalkFiles(root, pattern);
+        if (walked !== 'skip') expectSame('Glob pattern (rg walk)', walked, listed, context);
         const grep = { pattern: MARK, output_mode: 'files_with_matches', head_limit: 0, glob };
         expectSame('Grep glob (builtin engine)', await toolFiles(builtin, 'Grep', grep), expected, context);
         if (i % 4 === 0) expectSame('Grep glob (ripgrep engine)', await toolFiles(ripgrep, 'Grep', grep), expected, context);

@@ -1,0 +1,212 @@
+import type { Dirent } from 'node:fs';
+import { isSensitivePath } from '../../../tool/sensitivePaths';
+import { FilteredListing } from '../search/filteredListing';
+import { byteForm, isAscii } from '../search/globRegex';
+import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
+import { type GlobPattern, ruleMatchesPath } from '../search/searchGlob';
+
+const STAT_BATCH = 2_000;
+/** Folders listed at once: enough to keep the thread pool busy while the main thread filters. */
+const WALK_CONCURRENCY = 8;
+
+export interface GlobListing {
+  /** Relative to the search root, newest first: the first `wanted` of them (all when fewer match). */
+  readonly files: readonly string[];
+  /** How many files match (secrets left out). */
+  readonly total: number;
+  readonly sensitive: number;
+  readonly timedOut: boolean;
+}
+
+/** Whether a path relative to the search root (`asciiDir`: its folder part is ASCII) matches the pattern. */
+export function globPatternMatches(pattern: GlobPattern, rel: string, nameAt: number, asciiDir: boolean): boolean {
+  const { rule } = pattern;
+  if (rule.basenameOnly) return rule.regex.test(byteForm(rel.slice(nameAt)));
+  return ruleMatchesPath(rule, asciiDir ? rel.slice(0, nameAt) + byteForm(rel.slice(nameAt)) : byteForm(rel));
+}
+
+/**
+ * The files a walk found, whoever walked: secrets counted and left out, the others stamped with
+ * their modification time for the newest-first order. On the local disk each file is stat-ed as
+ * it is found (a synchronous stat costs less than a thread-pool round trip, and the walk goes on
+ * meanwhile in the thread pool or in rg); other runtimes stat them in batches at the end.
+ */
+export class GlobMatches {
+  private readonly stamped: Array<[number, string]> = [];
+  private readonly unstamped: string[] = [];
+  private sensitive = 0;
+  private readonly prefix: string;
+
+  constructor(
+    private readonly fs: SearchFs,
+    root: string,
+  ) {
+    this.prefix = root.endsWith('/') ? root : `${root}/`;
+  }
+
+  /** A matching file, relative to the root. */
+  add(rel: string): void {
+    const path = this.prefix + rel;
+    if (isSensitivePath(path)) this.sensitive++;
+    else if (!this.fs.local) this.unstamped.push(rel);
+    else {
+      const mtime = this.fs.local.mtimeMs(path);
+      if (mtime !== undefined) this.stamped.push([mtime, rel]);
+    }
+  }
+
+  /** The first `wanted` files, newest first; equal times in path order. A file gone before its stat is left out. */
+  async finish(timedOut: boolean, wanted: number): Promise<GlobListing> {
+    const { stamped, unstamped } = this;
+    for (let i = 0; i < unstamped.length; i += STAT_BATCH) {
+      const batch = unstamped.slice(i, i + STAT_BATCH);
+      const stats = await Promise.all(batch.map((rel) => this.fs.stat(this.prefix + rel).then((s) => s.mtimeMs, () => undefined)));
+      batch.forEach((rel, j) => {
+        const mtime = stats[j];
+        if (mtime !== undefined) stamped.push([mtime, rel]);
+      });
+    }
+    return { files: newestFirst(stamped, wanted), total: stamped.length, sensitive: this.sensitive, timedOut };
+  }
+}
+
+type Stamped = [mtimeMs: number, rel: string];
+
+const order = (a: Stamped, b: Stamped): number => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] === b[1] ? 0 : 1);
+
+/**
+ * The first `wanted` paths in newest-first order. A page of 100 out of 27k is selected with a
+ * heap instead of sorting them all: most files then cost one comparison with the heap's last
+ * kept file, where a sort compares each about 15 times (long paths, mostly equal times: npm
+ * gives every installed file the same one).
+ */
+export function newestFirst(stamped: Stamped[], wanted: number): string[] {
+  if (wanted * 8 >= stamped.length) return stamped.sort(order).slice(0, wanted).map(([, rel]) => rel);
+  // A max-heap in `order`: its root is the last file kept, the first to give up its place.
+  const heap: Stamped[] = [];
+  const up = (at: number): void => {
+    for (let parent = (at - 1) >> 1; at > 0 && order(heap[parent]!, heap[at]!) < 0; at = parent, parent = (at - 1) >> 1) {
+      [heap[parent], heap[at]] = [heap[at]!, heap[parent]!];
+    }
+  };
+  const down = (at: number): void => {
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let last = at;
+      if (left < heap.length && order(heap[left]!, heap[last]!) > 0) last = left;
+      if (right < heap.length && order(heap[right]!, heap[last]!) > 0) last = right;
+      if (last === at) return;
+      [heap[last], heap[at]] = [heap[at]!, heap[last]!];
+      at = last;
+    }
+  };
+  for (const item of stamped) {
+    if (heap.length < wanted) {
+      heap.push(item);
+      up(heap.length - 1);
+    } else if (order(item, heap[0]!) < 0) {
+      heap[0] = item;
+      down(0);
+    }
+  }
+  return heap.sort(order).map(([, rel]) => rel);
+}
+
+export interface GlobWalkOptions {
+  readonly includeIgnored: boolean;
+  readonly signal: AbortSignal;
+  /** How many of the newest-first paths are needed (offset + limit); default all. */
+  readonly wanted?: number;
+}
+
+/**
+ * Lists the files under `root` that `pattern` matches, in process: one walk with the shared
+ * search rules (FilteredListing), each file name matched once. Folders no match can lie in
+ * (outside the pattern's literal prefix, deeper than its fixed depth) are not entered.
+ */
+export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern, options: GlobWalkOptions): Promise<GlobListing> {
+  return (await walkGlob(fs, root, pattern, { ...options, entryBudget: Infinity }))!;
+}
+
+/**
+ * listGlob, given up (undefined) once the folders listed hold more than `entryBudget` entries:
+ * a tree that big is walked faster by rg, and a small one faster than rg starts.
+ */
+export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern, options: GlobWalkOptions & { entryBudget: number }): Promise<GlobListing | undefined> {
+  let budget = options.entryBudget;
+  const tree = await IgnoreTree.open(root, fs, { enabled: !options.includeIgnored });
+  const listing = new FilteredListing(fs, tree);
+  const local = fs.local;
+  const { dirPrefix, depth } = pattern;
+  const matches = new GlobMatches(fs, root);
+
+  const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
+    budget -= entries.length;
+    const base = dir.endsWith('/') ? dir : `${dir}/`;
+    const asciiDir = isAscii(relDir);
+    for (const entry of entries) {
+      const name = entry.name;
+      if (entry.isDirectory()) {
+        // Folders no match can lie in are not entered.
+        if (dirDepth < dirPrefix.length && name !== dirPrefix[dirDepth]) continue;
+        if (depth !== undefined && dirDepth + 1 >= depth) continue;
+        pending.push([base + name, relDir + name + '/', dirDepth + 1]);
+        continue;
+      }
+      if (depth !== undefined && dirDepth + 1 !== depth) continue;
+      const rel = relDir + name;
+      if (globPatternMatches(pattern, rel, relDir.length, asciiDir)) matches.add(rel);
+    }
+  };
+
+  const list = (dir: string): Promise<Dirent[]> => {
+    if (!local) return listing.list(dir).then((listed) => listed.entries);
+    return new Promise((resolve, reject) => {
+      local.readdir(dir, (error, entries) => {
+        if (error) {
+          reject(error);
+          return;
+        }
+        try {
+          const listed = listing.filter(dir, entries);
+          if (listed instanceof Promise) listed.then((l) => resolve(l.entries), reject);
+          else resolve(listed.entries);
+        } catch (filterError) {
+          reject(filterError as Error);
+        }
+      });
+    });
+  };
+
+  // Depth-first, a few folders at a time; a folder that cannot be listed is left out.
+  const pending: Array<[string, string, number]> = [[root, '', 0]];
+  let inFlight = 0;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (!options.signal.aborted && budget >= 0 && inFlight < WALK_CONCURRENCY && pending.length > 0) {
+        const [dir, relDir, dirDepth] = pending.pop()!;
+        inFlight++;
+        list(dir).then(
+          (entries) => {
+            inFlight--;
+            try {
+              if (!options.signal.aborted && budget >= 0) take(dir, relDir, dirDepth, entries, pending);
+            } catch {
+              // A folder whose entries cannot be stat-ed (listable, not searchable): what was taken stays.
+            }
+            pump();
+          },
+          () => {
+            inFlight--;
+            pump();
+          },
+        );
+      }
+      if (inFlight === 0 && (pending.length === 0 || options.signal.aborted || budget < 0)) resolve();
+    };
+    pump();
+  });
+  if (budget < 0) return undefined;
+  return matches.finish(options.signal.aborted, options.wanted ?? Infinity);
+}

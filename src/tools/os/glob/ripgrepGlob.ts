@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import * as fsp from 'node:fs/promises';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { VCS_DIR_NAMES } from '../search/ignoreTree';
+import type { GlobPattern } from '../search/searchGlob';
+import { localSearchFs, repositoryEncloses } from '../search/searchPaths';
+import { type GlobListing, GlobMatches, globPatternMatches, type GlobWalkOptions } from './globListing';
+
+const KILL_GRACE_MS = 2_000;
+const STDERR_MAX = 16 * 1024;
+/** rg's complaint about one path below `./` (an unreadable folder): the walk goes on without it, as ours does. */
+const STDERR_PATH_ERROR = /^rg: \.\/.*: .*\(os error \d+\)$/;
+
+/**
+ * Whether rg can walk for a pattern. A pattern with a literal leading folder or a fixed depth
+ * walks a small part of the tree, which our own walk prunes faster than a process starts; a
+ * line break cannot go into an ignore file.
+ */
+export function ripgrepCanWalk(pattern: GlobPattern): boolean {
+  return pattern.dirPrefix.length === 0 && pattern.depth === undefined && !/[\r\n]/.test(pattern.line);
+}
+
+const TYPE_NAME = 'toolhostglob';
+
+/**
+ * How rg is told which files the pattern matches, without letting the pattern override the
+ * ignore files, as `-g pattern` would (rg lists an ignored `x.gen.ts` for `-g '*.ts'`):
+ * - a pattern of base names (`*.ts`, `**\/package.json`) as a file type, which rg applies after
+ *   the ignore files, on the base name: the cheapest filter rg has after `-g`;
+ * - any other as an ignore file that ignores every file the pattern does not match and enters
+ *   every folder (`*`, `!*\/`, `!pattern`): `--ignore-file` rules come after the ignore files
+ *   too, but rg then matches every entry against both, which costs more.
+ * rg's file types split a definition at `:`, and on Windows read a backslash as a separator, so a name
+ * glob with those takes the second form.
+ */
+export type RipgrepGlobFilter = { readonly type: string } | { readonly ignoreFile: string };
+
+export function ripgrepGlobFilter(pattern: GlobPattern): RipgrepGlobFilter {
+  const { nameGlob } = pattern.rule;
+  if (nameGlob !== undefined && !nameGlob.includes(':') && (process.platform !== 'win32' || !nameGlob.includes('\\'))) return { type: nameGlob };
+  return { ignoreFile: `*\n!*/\n!${pattern.line}\n` };
+}
+
+/** The rg command line of a Glob walk, run in the search folder; the rules are those of the Grep engines (ripgrepArgs). */
+export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: string }, options: { includeIgnored: boolean; insideRepository: boolean }): string[] {
+  const args = ['--no-config', '--files', '--null', '--hidden', '--no-ignore-global'];
+  if (!options.insideRepository) args.push('--no-require-git');
+  if (options.includeIgnored) args.push('--no-ignore');
+  // --no-ignore leaves --ignore-file files in force (rg 13 and later).
+  if ('type' in filter) args.push('--type-add', `${TYPE_NAME}:${filter.type}`, '--type', TYPE_NAME);
+  else args.push('--ignore-file', filter.ignoreFilePath);
+  for (const vcs of VCS_DIR_NAMES) args.push('-g', `!${vcs}`);
+  args.push('--', './');
+  return args;
+}
+
+/**
+ * Lists the files under `root` that `pattern` matches with `rg --files` walking (on both cores,
+ * while this thread stats what it prints): the same files as listGlob, since rg follows the same
+ * rules. Each path rg prints is matched again with our compiled pattern, which also drops files
+ * that an ignore file re-includes (`!keep.js`) without the pattern matching them. Undefined when
+ * rg could not run: the caller walks itself.
+ */
+export async function listGlobWithRipgrep(
+  rgPath: string,
+  root: string,
+  pattern: GlobPattern,
+  options: GlobWalkOptions,
+): Promise<GlobListing | undefined> {
+  const filter = ripgrepGlobFilter(pattern);
+  const argOptions = { includeIgnored: options.includeIgnored, insideRepository: repositoryEncloses(root) };
+  const wanted = options.wanted ?? Infinity;
+  if ('type' in filter) return walk(rgPath, root, ripgrepGlobArgs(filter, argOptions), pattern, options.signal, wanted);
+  const dir = await fsp.mkdtemp(nodePath.join(os.tmpdir(), 'toolhost-glob-'));
+  try {
+    const ignoreFilePath = nodePath.join(dir, 'pattern.ignore');
+    await fsp.writeFile(ignoreFilePath, filter.ignoreFile);
+    return await walk(rgPath, root, ripgrepGlobArgs({ ignoreFilePath }, argOptions), pattern, options.signal, wanted);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+function walk(rgPath: string, root: string, args: string[], pattern: GlobPattern, signal: AbortSignal, wanted: number): Promise<GlobListing | undefined> {
+  const matches = new GlobMatches(localSearchFs, root);
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(matches.finish(true, wanted));
+      return;
+    }
+    const child = spawn(rgPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    let killTimer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let rest = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (signal.aborted) return;
+      const data = rest + chunk;
+      let start = 0;
+      for (let end = data.indexOf('\0'); end !== -1; end = data.indexOf('\0', start)) {
+        // `./a/b.ts`: the path relative to the root starts after `./`.
+        const rel = data.slice(start + 2, end);
+        if (globPatternMatches(pattern, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+        start = end + 1;
+      }
+      rest = data.slice(start);
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      if (stderr.length < STDERR_MAX) stderr += text;
+    });
+    // A closed pipe or a failed read must not crash the host; 'close' reports the outcome.
+    child.stdout.on('error', () => undefined);
+    child.stderr.on('error', () => undefined);
+    let failed = false;
+    child.on('error', () => {
+      failed = true;
+    });
+    child.on('close', () => {
+      signal.removeEventListener('abort', onAbort);
+      if (killTimer) clearTimeout(killTimer);
+      // Anything else rg says (a flag or rule it does not take) means its listing may not be ours.
+      const refused = stderr.split('\n').some((line) => line !== '' && !STDERR_PATH_ERROR.test(line));
+      if (failed || (refused && !signal.aborted)) resolve(undefined);
+      else resolve(matches.finish(signal.aborted, wanted));
+    });
+  });
+}
