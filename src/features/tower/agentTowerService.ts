@@ -1,19 +1,37 @@
 import * as nodePath from 'node:path';
 import { inject, injectable, optional, preDestroy } from 'inversify';
 import { isErrnoException } from '../../base/errors';
+import { writeFileAtomic } from '../../base/fs/atomicWrite';
 import type { RuntimeFs } from '../../base/fs/runtimeFs';
+import { IClock } from '../../services/clock/clock';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { type AgentOptions, IAgentOptions, isMainAgent } from '../../services/workspace/workspace';
-import { ISubagentLauncher, SubagentLaunchError } from '../../tools/agent/contract';
-import { type Mission, type MissionKind, type MissionStatus, type ReviewMerge, type RosterEntry, type RosterKind, TowerError, type TowerState } from './contract';
+import { type DetachedSubagent, ISubagentLauncher, SubagentLaunchError } from '../../tools/agent/contract';
+import {
+  type Mission,
+  type MissionKind,
+  type MissionStatus,
+  nextSpawnSlotMs,
+  refillSpawnBudget,
+  type ReviewMerge,
+  type RosterEntry,
+  type RosterKind,
+  TOWER_MAX_BUDGET,
+  TOWER_SPAWN_PAUSE_MS,
+  TowerError,
+  type TowerState,
+} from './contract';
 import { TowerGit } from './towerGit';
 import { checkScope, outOfScope, scopesOverlap } from './towerScope';
-import { ITowerStateStore, type TowerChange, type TowerStateStore, towerStatePath } from './towerStateStore';
+import { describeLease, TowerLease, towerLeasePath } from './towerLease';
+import { ITowerStateStore, type TowerAfterWrite, type TowerChange, type TowerStateStore, towerStatePath } from './towerStateStore';
 
 /** The roster name of the main agent. */
 export const TOWER_NAME = 'tower';
 export const BROADCAST_NAME = 'all';
 export const TOWER_MAX_RUNNING = 16;
+/** The mission overview under `.tower/comms/`, rewritten with every change of the missions. */
+export const MISSIONS_FILE = 'MISSIONS.md';
 const COMMS_DIRS = ['inbox', 'findings', 'reviews', 'missions', 'log'] as const;
 const NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const REVIEW_STATUS_PATTERN = /^(clean|p1-\d+items|p2-\d+items)$/;
@@ -74,17 +92,26 @@ const missionLine = (m: Mission) => `| ${m.id} | ${m.title} | ${m.kind} | ${m.st
  */
 @injectable()
 export class AgentTowerService {
+  /** The workers and reviewers this agent started that are still running, by agent id: TowerTeardown stops them. */
+  private readonly running = new Map<string, { readonly name: string; readonly kind: RosterKind; readonly handle: DetachedSubagent }>();
+
+  /** This session's claim to coordinate a workspace (TowerInit takes it, TowerTeardown gives it back). */
+  private readonly lease: TowerLease;
+
   constructor(
     @inject(IAgentOptions) private readonly options: AgentOptions,
     @inject(IAgentRuntimeService) private readonly runtime: IAgentRuntimeService,
     @inject(ITowerStateStore) private readonly store: TowerStateStore,
+    @inject(IClock) private readonly clock: IClock,
     @inject(ISubagentLauncher) @optional() private readonly launcher: ISubagentLauncher | undefined,
-  ) {}
+  ) {
+    this.lease = new TowerLease(options.id, clock);
+  }
 
   /** An ended agent's session is no longer live: another main agent may adopt its workspace. */
   @preDestroy()
   dispose(): void {
-    this.store.liveOwners.delete(this.options.id);
+    this.lease.dispose();
   }
 
   get isMain(): boolean {
@@ -112,7 +139,33 @@ export class AgentTowerService {
       if (!current?.active) throw new TowerError('tower mode is not active — run TowerInit first');
       return change(current);
     };
-    return this.store.update(ws.fs, ws.stateFile, guarded).then((outcome) => outcome.result);
+    return this.store.update(ws.fs, ws.stateFile, guarded, this.missionViews(ws)).then((outcome) => outcome.result);
+  }
+
+  /**
+   * Keeps `comms/MISSIONS.md` (every mission: a table, then each one's tasks) and
+   * `comms/missions/<id>.md` (one per mission) in step with the state: rewritten after each write
+   * that changed missions, under the state lock, so they follow the versions in order.
+   */
+  private missionViews(ws: Workspace): TowerAfterWrite {
+    return async (written, previous) => {
+      if (previous !== undefined && previous.missions === written.missions) return;
+      const before = new Map((previous?.missions ?? []).map((m) => [m.id, JSON.stringify(m)]));
+      const changed = written.missions.filter((m) => before.get(m.id) !== JSON.stringify(m));
+      // A new state gets its (empty) MISSIONS.md too.
+      if (changed.length === 0 && previous !== undefined) return;
+      for (const mission of changed) await writeFileAtomic(ws.fs, nodePath.join(ws.comms, 'missions', `${mission.id}.md`), (sink) => sink.write(`${renderMission(mission)}\n`));
+      await writeFileAtomic(ws.fs, nodePath.join(ws.comms, MISSIONS_FILE), (sink) => sink.write(renderMissions(written)));
+    };
+  }
+
+  /** The state, for the orchestration tools (plan, spawn, merge): only the session holding the lease coordinates. */
+  private async coordinatorState(ws: Workspace): Promise<TowerState> {
+    const state = await this.activeState(ws);
+    if (this.lease.isHeld) return state;
+    const other = await this.lease.liveOther(ws.fs, towerLeasePath(ws.comms));
+    if (other) throw new TowerError(`tower workspace is coordinated by a live session (${describeLease(other, this.clock.now())}); only that session plans, spawns and merges.`);
+    throw new TowerError('this session does not coordinate the tower workspace yet (its last coordinator ended) — run TowerInit to take it over.');
   }
 
   /** The caller's roster name: `tower` for the main agent, else its roster entry. */
@@ -155,24 +208,26 @@ export class AgentTowerService {
     await ws.fs.mkdir(nodePath.join(ws.root, '.tower', 'worktrees'), { recursive: true });
     await this.excludeTowerFolder(ws);
     const me = this.options.id;
+    const heldBefore = this.lease.isHeld;
+    const { tookOver } = await this.lease.acquire(ws.fs, towerLeasePath(ws.comms));
     interface InitOutcome {
       readonly outcome: 'initialized' | 'already-initialized';
       readonly baseBranch: string;
       readonly retired: number;
     }
     const { result } = await this.store.update<InitOutcome>(ws.fs, ws.stateFile, (current) => {
-      if (current?.active && current.owner === me) return { skip: { outcome: 'already-initialized', baseBranch: current.baseBranch, retired: 0 } };
-      if (current?.active && current.owner !== me && this.store.liveOwners.has(current.owner)) {
-        throw new TowerError(`tower workspace is owned by a live session (${current.owner}); run Tower tools from that agent, or let it run TowerTeardown first.`);
-      }
+      // This session's own workspace; anything else active is a session that ended (the lease said so): adopted.
+      if (current?.active && current.owner === me && heldBefore) return { skip: { outcome: 'already-initialized', baseBranch: current.baseBranch, retired: 0 } };
       const retired = current?.roster.filter((r) => r.status === 'running').length ?? 0;
       const state: Omit<TowerState, 'version'> = current
         ? { ...current, active: true, owner: me, roster: current.roster.map((r) => (r.status === 'running' ? { ...r, status: 'retired' as const } : r)) }
         : { active: true, baseBranch, owner: me, missions: [], roster: [], reviews: [], nextWorktree: 1 };
       return { state, result: { outcome: 'initialized', baseBranch: state.baseBranch, retired } };
-    });
-    this.store.liveOwners.add(me);
-    if (result.outcome === 'initialized') await this.log(ws, `tower init by ${me}${result.retired ? ` (retired ${result.retired} roster entries of a dead session)` : ''}`);
+    }, this.missionViews(ws));
+    if (result.outcome === 'initialized') {
+      const from = tookOver ? `, took over the lease of ${describeLease(tookOver, this.clock.now())}` : '';
+      await this.log(ws, `tower init by ${me}${from}${result.retired ? ` (retired ${result.retired} roster entries of a dead session)` : ''}`);
+    }
     const lines = [
       `status: ${result.outcome}`,
       `base_branch: ${result.baseBranch}`,
@@ -199,7 +254,7 @@ export class AgentTowerService {
 
   async plan(missions: readonly PlannedMissionInput[]): Promise<TowerReport> {
     const ws = await this.workspace();
-    await this.activeState(ws);
+    await this.coordinatorState(ws);
     const tracked = await ws.git.trackedFiles(ws.root);
     const planned = await this.update(ws, (state) => {
       let next = state.missions.length + 1;
@@ -246,7 +301,7 @@ export class AgentTowerService {
 
   async spawn(input: { readonly name: string; readonly kind: RosterKind; readonly mission_id?: string | undefined; readonly review_target?: string | undefined; readonly instructions?: string | undefined }): Promise<TowerReport> {
     const ws = await this.workspace();
-    const state = await this.activeState(ws);
+    const state = await this.coordinatorState(ws);
     if (!NAME_PATTERN.test(input.name) || input.name === TOWER_NAME || input.name === BROADCAST_NAME) {
       throw new TowerError(`name "${input.name}" is not usable: use lower-case letters, digits and "-" (at most 32), not "${TOWER_NAME}" or "${BROADCAST_NAME}".`);
     }
@@ -254,6 +309,8 @@ export class AgentTowerService {
     if (taken) throw new TowerError(`${input.name} is already on the roster (${taken.kind}, ${taken.status}); pick another name, or send it a message with TowerSend.`);
     if (!this.launcher?.available) throw new TowerError('workers cannot be spawned: no subagent runner is bound to this App (or background tasks are off).');
     if (state.roster.filter((r) => r.status === 'running').length >= TOWER_MAX_RUNNING) throw new TowerError(`${TOWER_MAX_RUNNING} tower agents are running; wait for one to finish.`);
+    // Checked before the worktree is made, and again (authoritatively) when the slot is taken.
+    spendSpawnSlot(state, this.clock.now());
     let mission: Mission | undefined;
     if (input.kind === 'worker') {
       if (input.mission_id === undefined) throw new TowerError('a worker needs mission_id (see TowerStatus for the missions).');
@@ -297,6 +354,7 @@ export class AgentTowerService {
       return {
         state: {
           ...s,
+          spawnBudget: spendSpawnSlot(s, this.clock.now()),
           roster: [...s.roster, entry],
           missions: s.missions.map((m) => (m.id === mission?.id ? { ...m, status: m.status === 'planned' ? 'active' : m.status, owner: input.name } : m)),
         },
@@ -308,13 +366,17 @@ export class AgentTowerService {
       started = this.launcher.startDetached({ description: `tower ${input.kind} ${input.name}`, prompt, profile: 'general', cwd, agentId });
     } catch (error) {
       await this.setRosterStatus(ws, agentId, 'failed');
+      // Nothing ran: the slot is given back.
+      await this.update(ws, (s) => ({ state: { ...s, spawnBudget: refundSpawnSlot(s, this.clock.now()) }, result: undefined }));
       if (error instanceof SubagentLaunchError) throw new TowerError(error.message);
       throw error;
     }
     const taskId = started.taskId;
+    this.running.set(agentId, { name: input.name, kind: input.kind, handle: started });
     await this.update(ws, (s) => ({ state: { ...s, roster: s.roster.map((r) => (r.agentId === agentId ? { ...r, taskId } : r)) }, result: undefined }));
     await this.log(ws, `spawn ${input.kind} ${input.name} (${started.agentId}, task ${started.taskId})${mission ? ` on ${mission.id}` : ` reviewing ${input.review_target}`}`);
     void started.settled.then(async (end) => {
+      this.running.delete(agentId);
       await this.setRosterStatus(ws, agentId, end.status).catch(() => undefined);
       await this.log(ws, `${input.name} ended: ${end.status}${end.error ? ` (${end.error})` : ''}`).catch(() => undefined);
     });
@@ -326,7 +388,7 @@ export class AgentTowerService {
   private async setRosterStatus(ws: Workspace, agentId: string, status: RosterEntry['status']): Promise<void> {
     await this.store.update(ws.fs, ws.stateFile, (s) =>
       s ? { state: { ...s, roster: s.roster.map((r) => (r.agentId === agentId && r.status === 'running' ? { ...r, status } : r)) }, result: undefined } : { skip: undefined },
-    );
+    this.missionViews(ws));
   }
 
   private briefing(input: { readonly name: string; readonly kind: RosterKind; readonly review_target?: string | undefined; readonly instructions?: string | undefined }, mission: Mission | undefined, cwd: string, base: string): string {
@@ -345,7 +407,7 @@ export class AgentTowerService {
 
   async merge(branch: string): Promise<TowerReport> {
     const ws = await this.workspace();
-    const state = await this.activeState(ws);
+    const state = await this.coordinatorState(ws);
     const mission = state.missions.find((m) => m.branch === branch);
     if (!mission) throw new TowerError(`merge blocked: ${branch} is not a mission branch (known: ${state.missions.map((m) => m.branch).join(', ')}).`);
     if (mission.status === 'merged') throw new TowerError(`merge blocked: ${mission.id} (${branch}) is merged already.`);
@@ -392,7 +454,10 @@ export class AgentTowerService {
   async teardown(force: boolean): Promise<TowerReport> {
     const ws = await this.workspace();
     const state = await this.activeState(ws);
-    if (state.owner !== this.options.id && this.store.liveOwners.has(state.owner)) throw new TowerError(`tower workspace is owned by a live session (${state.owner}); tear it down from there.`);
+    const other = await this.lease.liveOther(ws.fs, towerLeasePath(ws.comms));
+    if (other) throw new TowerError(`tower workspace is owned by a live session (${describeLease(other, this.clock.now())}); tear it down from there.`);
+    // Workers first: none may still write in a worktree while it is removed.
+    const stopped = await this.stopWorkers(ws);
     const removed: string[] = [];
     const kept: string[] = [];
     for (const mission of state.missions) {
@@ -406,10 +471,27 @@ export class AgentTowerService {
       removed.push(mission.worktree);
     }
     await this.update(ws, (s) => ({ state: { ...s, active: false }, result: undefined }));
-    this.store.liveOwners.delete(this.options.id);
-    await this.log(ws, `teardown: removed ${removed.join(', ') || 'none'}${kept.length ? `, kept ${kept.join(', ')}` : ''}`);
-    const lines = ['status: tower mode ended', `removed: ${removed.join(', ') || 'none'}`, ...(kept.length ? [`kept: ${kept.join(', ')} — commit them, or TowerTeardown with force: true`] : []), `comms: ${ws.comms} (kept)`];
-    return { output: lines.join('\n'), structuredContent: { removed, kept, comms: ws.comms } };
+    await this.lease.release();
+    await this.log(ws, `teardown: stopped ${stopped.join(', ') || 'none'}, removed ${removed.join(', ') || 'none'}${kept.length ? `, kept ${kept.join(', ')}` : ''}`);
+    const lines = [
+      'status: tower mode ended',
+      `stopped: ${stopped.join(', ') || 'none'}`,
+      `removed: ${removed.join(', ') || 'none'}`,
+      ...(kept.length ? [`kept: ${kept.join(', ')} — commit them, or TowerTeardown with force: true`] : []),
+      `comms: ${ws.comms} (kept)`,
+    ];
+    return { output: lines.join('\n'), structuredContent: { stopped, removed, kept, comms: ws.comms } };
+  }
+
+  /** Stops every worker and reviewer still running (their runs aborted, the child agents disposed, their tasks killed) and marks them aborted. */
+  private async stopWorkers(ws: Workspace): Promise<string[]> {
+    const workers = [...this.running];
+    await Promise.all(workers.map(([, w]) => w.handle.stop('TowerTeardown ended tower mode')));
+    for (const [agentId] of workers) {
+      this.running.delete(agentId);
+      await this.setRosterStatus(ws, agentId, 'aborted');
+    }
+    return workers.map(([, w]) => `${w.name} (${w.kind})`);
   }
 
   async send(input: MessageInput): Promise<TowerReport> {
@@ -516,10 +598,8 @@ export class AgentTowerService {
           return { state: { ...s, missions: s.missions.map((m) => (m.id === next.id ? next : m)) }, result: next };
         });
     const markdown = renderMission(mission);
-    if (changes) {
-      await ws.fs.writeFile(nodePath.join(ws.comms, 'missions', `${mission.id}.md`), markdown);
-      await this.log(ws, `mission ${mission.id} updated by ${me}`);
-    }
+    // The mission's file and MISSIONS.md were rewritten with the state (missionViews).
+    if (changes) await this.log(ws, `mission ${mission.id} updated by ${me}`);
     return { output: markdown, structuredContent: { mission } };
   }
 
@@ -541,11 +621,15 @@ export class AgentTowerService {
       if (!(isErrnoException(error) && error.code === 'ENOENT')) throw error;
     }
     const running = state.roster.filter((r) => r.status === 'running').length;
+    const now = this.clock.now();
+    const budget = refillSpawnBudget(state.spawnBudget, now);
+    const nextSlot = nextSpawnSlotMs(budget, now);
     const allMerged = state.missions.length > 0 && state.missions.every((m) => m.status === 'merged');
     const lines = [
       `base_branch: ${state.baseBranch}`,
       `version: ${state.version}`,
       `running: ${running}/${TOWER_MAX_RUNNING}`,
+      `spawn_budget: ${budget.slots}/${TOWER_MAX_BUDGET}${nextSlot > 0 ? ` (next slot in ${Math.ceil(nextSlot / 1000)} s)` : ''}`,
       `inbox: ${inboxCount}`,
       '',
       '## Missions',
@@ -561,8 +645,45 @@ export class AgentTowerService {
       ...(activity.length ? activity : ['none']),
       ...(allMerged ? ['', 'next_step: every mission is merged; run TowerTeardown.'] : []),
     ];
-    return { output: lines.join('\n'), structuredContent: { state, running, inbox: inboxCount, gates, activity } };
+    return { output: lines.join('\n'), structuredContent: { state, running, spawn_budget: { slots: budget.slots, max: TOWER_MAX_BUDGET, next_slot_ms: nextSlot }, inbox: inboxCount, gates, activity } };
   }
+}
+
+/** The budget after one spawn; a TowerError saying when the next slot comes back when it is spent. */
+function spendSpawnSlot(state: TowerState, now: number): TowerState['spawnBudget'] {
+  const budget = refillSpawnBudget(state.spawnBudget, now);
+  if (budget.slots < 1) {
+    const wait = Math.ceil(nextSpawnSlotMs(budget, now) / 1000);
+    throw new TowerError(
+      `spawn budget spent: ${TOWER_MAX_BUDGET} spawns were made in quick succession, and one slot comes back every ${TOWER_SPAWN_PAUSE_MS / 1000} s; the next in ${wait} s. Meanwhile give running workers more work with TowerSend.`,
+    );
+  }
+  return { slots: budget.slots - 1, at: budget.at };
+}
+
+function refundSpawnSlot(state: TowerState, now: number): TowerState['spawnBudget'] {
+  const budget = refillSpawnBudget(state.spawnBudget, now);
+  return { slots: Math.min(TOWER_MAX_BUDGET, budget.slots + 1), at: budget.at };
+}
+
+/** `comms/MISSIONS.md`: the plan at a glance, then each mission as its own file shows it. */
+function renderMissions(state: TowerState): string {
+  const done = (m: Mission) => `${m.tasks.filter((t) => t.done).length}/${m.tasks.length}`;
+  const lines = [
+    '# Missions',
+    '',
+    `Base branch: ${state.baseBranch}. Written by the tower from state.json (missions as of version ${state.version}); edit missions with TowerPlan and TowerMission, not here.`,
+    '',
+    ...(state.missions.length === 0
+      ? ['none: run TowerPlan']
+      : [
+          '| ID | Mission | Kind | Status | Owner | Branch | Worktree | Tasks done | Deps | Scope |',
+          '|---|---|---|---|---|---|---|---|---|---|',
+          ...state.missions.map((m) => `| ${m.id} | ${m.title} | ${m.kind} | ${m.status} | ${m.owner ?? '—'} | ${m.branch} | ${m.worktree} | ${done(m)} | ${m.deps.join(', ') || '—'} | ${m.scope.join(', ')} |`),
+        ]),
+    ...state.missions.flatMap((m) => ['', renderMission(m).replace(/^# /, '## ').replace(/\n## /g, '\n### ')]),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 function renderMission(m: Mission): string {

@@ -82,4 +82,35 @@ export interface TowerState {
   readonly reviews: readonly ReviewRecord[];
   /** The next `wt-N`. */
   readonly nextWorktree: number;
+  /** The spawn rate limiter (TowerSpawn); absent until the first spawn. */
+  readonly spawnBudget?: SpawnBudget;
+}
+
+/**
+ * A token bucket: each spawn takes a slot; one slot comes back every TOWER_SPAWN_PAUSE_MS, at most
+ * TOWER_MAX_BUDGET banked. A burst of 16 spawns, then one a minute: a tower that keeps respawning
+ * workers that fail cannot run away with the model budget.
+ */
+export interface SpawnBudget {
+  readonly slots: number;
+  /** When the last slot came back (epoch ms); the next one comes TOWER_SPAWN_PAUSE_MS later. */
+  readonly at: number;
+}
+
+/** The spawn budget's size (the reference's TOWER_MAX_BUDGET). */
+export const TOWER_MAX_BUDGET = 16;
+/** One spawn slot comes back after this long (the reference's TOWER_SPAWN_PAUSE_MS). */
+export const TOWER_SPAWN_PAUSE_MS = 60_000;
+
+/** The budget at `now`: the slots that came back since `budget.at` added (a full bucket when there is none yet). */
+export function refillSpawnBudget(budget: SpawnBudget | undefined, now: number): SpawnBudget {
+  if (!budget) return { slots: TOWER_MAX_BUDGET, at: now };
+  const back = Math.max(0, Math.floor((now - budget.at) / TOWER_SPAWN_PAUSE_MS));
+  const slots = Math.min(TOWER_MAX_BUDGET, budget.slots + back);
+  return { slots, at: slots === TOWER_MAX_BUDGET ? Math.max(budget.at, now) : budget.at + back * TOWER_SPAWN_PAUSE_MS };
+}
+
+/** Milliseconds until the next slot comes back (0 when the budget is full). */
+export function nextSpawnSlotMs(budget: SpawnBudget, now: number): number {
+  return budget.slots >= TOWER_MAX_BUDGET ? 0 : Math.max(0, budget.at + TOWER_SPAWN_PAUSE_MS - now);
 }

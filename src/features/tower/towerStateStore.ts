@@ -10,6 +10,9 @@ import { TowerError, type TowerState } from './contract';
 /** What one update does: the new state (without `version`: the store sets it) and a result, or `{skip}` to write nothing. */
 export type TowerChange<R> = (current: TowerState | undefined) => { readonly state: Omit<TowerState, 'version'>; readonly result: R } | { readonly skip: R };
 
+/** Runs after a write, still holding the lock, with the state written and the one it replaced (views derived from the state, like MISSIONS.md, stay in order). */
+export type TowerAfterWrite = (written: TowerState, previous: TowerState | undefined) => Promise<void>;
+
 export const MAX_TOWER_STATE_ATTEMPTS = 50;
 /** A lock file older than this is from a writer that died mid-update: it is broken. */
 export const STALE_TOWER_LOCK_MS = 30_000;
@@ -26,16 +29,14 @@ export const TOWER_LOCK_WAIT_MS = 20_000;
 @injectable()
 export class TowerStateStore {
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** Main agents of this App that own a tower workspace (their session is live). */
-  readonly liveOwners = new Set<string>();
 
   async read(fs: RuntimeFs, file: string): Promise<TowerState | undefined> {
     return (await this.readWithStat(fs, file)).state;
   }
 
-  update<R>(fs: RuntimeFs, file: string, change: TowerChange<R>): Promise<{ readonly result: R; readonly version?: number }> {
+  update<R>(fs: RuntimeFs, file: string, change: TowerChange<R>, afterWrite?: TowerAfterWrite): Promise<{ readonly result: R; readonly version?: number }> {
     const previous = this.queues.get(file) ?? Promise.resolve();
-    const run = previous.then(() => this.updateNow(fs, file, change));
+    const run = previous.then(() => this.updateNow(fs, file, change, afterWrite));
     const settled = run.catch(() => undefined);
     this.queues.set(file, settled);
     void settled.then(() => {
@@ -44,30 +45,27 @@ export class TowerStateStore {
     return run;
   }
 
-  private async updateNow<R>(fs: RuntimeFs, file: string, change: TowerChange<R>): Promise<{ readonly result: R; readonly version?: number }> {
-    const lock = `${file}.lock`;
-    await acquireLock(fs, lock);
-    try {
-      return await this.compareAndSet(fs, file, change);
-    } finally {
-      await fs.unlink(lock).catch(() => undefined);
-    }
+  private async updateNow<R>(fs: RuntimeFs, file: string, change: TowerChange<R>, afterWrite: TowerAfterWrite | undefined): Promise<{ readonly result: R; readonly version?: number }> {
+    return withTowerLock(fs, `${file}.lock`, () => this.compareAndSet(fs, file, change, afterWrite));
   }
 
-  private async compareAndSet<R>(fs: RuntimeFs, file: string, change: TowerChange<R>): Promise<{ readonly result: R; readonly version?: number }> {
+  private async compareAndSet<R>(fs: RuntimeFs, file: string, change: TowerChange<R>, afterWrite: TowerAfterWrite | undefined): Promise<{ readonly result: R; readonly version?: number }> {
     for (let attempt = 1; ; attempt++) {
       const { state, stat } = await this.readWithStat(fs, file);
       const outcome = change(state);
       if ('skip' in outcome) return { result: outcome.skip };
       const version = (state?.version ?? 0) + 1;
-      const text = `${JSON.stringify({ ...outcome.state, version }, null, 2)}\n`;
+      const written: TowerState = { ...outcome.state, version };
+      const text = `${JSON.stringify(written, null, 2)}\n`;
       try {
         await writeFileAtomic(fs, file, (sink) => sink.write(text), { expectedTarget: stat });
-        return { result: outcome.result, version };
       } catch (error) {
         if (!(error instanceof TargetChangedError)) throw error;
         if (attempt >= MAX_TOWER_STATE_ATTEMPTS) throw new TowerError(`${file} kept changing under ${MAX_TOWER_STATE_ATTEMPTS} attempts to update it; try again.`);
+        continue;
       }
+      await afterWrite?.(written, state);
+      return { result: outcome.result, version };
     }
   }
 
@@ -95,6 +93,16 @@ export class TowerStateStore {
 export const ITowerStateStore = createServiceId<TowerStateStore>('TowerStateStore');
 
 export const towerStatePath = (repoRoot: string) => nodePath.join(repoRoot, '.tower', 'comms', 'state.json');
+
+/** Runs `run` holding `lock` (a file created with O_EXCL, broken when older than STALE_TOWER_LOCK_MS): one writer across processes. */
+export async function withTowerLock<T>(fs: RuntimeFs, lock: string, run: () => Promise<T>): Promise<T> {
+  await acquireLock(fs, lock);
+  try {
+    return await run();
+  } finally {
+    await fs.unlink(lock).catch(() => undefined);
+  }
+}
 
 async function acquireLock(fs: RuntimeFs, lock: string): Promise<void> {
   const deadline = Date.now() + TOWER_LOCK_WAIT_MS;

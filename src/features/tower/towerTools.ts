@@ -6,7 +6,9 @@ import { IAppEnvironment, isFlagOn } from '../../services/environment/environmen
 import { IAgentOptions, isMainAgent } from '../../services/workspace/workspace';
 import { ToolAccesses } from '../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
+import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
 import { toInputJsonSchema } from '../../tool/inputSchema';
+import { renderPrompt } from '../../tool/renderPrompt';
 import { AgentTowerService, type MissionPatch, type TowerReport } from './agentTowerService';
 import { type MissionStatus, TOWER_FLAG, TOWER_STATE_KEY, TowerError } from './contract';
 import * as schemas from './towerSchemas';
@@ -14,7 +16,8 @@ import * as schemas from './towerSchemas';
 /** What a Tower tool is: its input, whether it writes the state, and what it does. */
 interface TowerToolSpec<I> {
   readonly name: string;
-  readonly description: string;
+  /** The description template beside this file (`${TOWER_FLAG}` is filled in). */
+  readonly descriptionFile: string;
   readonly schema: z.ZodType<I>;
   readonly writes: boolean;
   readonly runsGit: boolean;
@@ -34,7 +37,9 @@ function defineTowerTool<I>(spec: TowerToolSpec<I>): AgentToolContribution {
   @injectable()
   class TowerTool implements ExecutableTool<I> {
     readonly name = spec.name;
-    readonly description = spec.description;
+    get description(): string {
+      return renderPrompt(loadDescriptionTemplate(__dirname, spec.descriptionFile), { TOWER_FLAG });
+    }
     readonly parameters: JsonSchema = parameters;
     readonly annotations = { readOnlyHint: !spec.writes, destructiveHint: spec.name === 'TowerTeardown', openWorldHint: false };
     constructor(@inject(AgentTowerService) private readonly tower: AgentTowerService) {}
@@ -68,12 +73,10 @@ function defineTowerTool<I>(spec: TowerToolSpec<I>): AgentToolContribution {
   });
 }
 
-const EXPERIMENTAL = `Experimental (${TOWER_FLAG}). `;
-
 export const towerTools: readonly AgentToolContribution[] = [
   defineTowerTool({
     name: 'TowerInit',
-    description: `${EXPERIMENTAL}Start tower mode in this git repository: creates .tower/ (comms, worktrees) and the versioned state. Idempotent. Then TowerPlan the missions.`,
+    descriptionFile: 'towerInit.md',
     schema: schemas.TowerInitInputSchema,
     writes: true,
     runsGit: true,
@@ -85,7 +88,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerPlanInput>({
     name: 'TowerPlan',
-    description: `${EXPERIMENTAL}Plan missions: each gets an id (M1…), a branch feat/<slug> and a worktree wt-N. Build scopes (picomatch globs) must be disjoint; deps must exist.`,
+    descriptionFile: 'towerPlan.md',
     schema: schemas.TowerPlanInputSchema,
     writes: true,
     runsGit: true,
@@ -97,7 +100,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerSpawnInput>({
     name: 'TowerSpawn',
-    description: `${EXPERIMENTAL}Start a worker on a mission (in its worktree) or a reviewer of a branch, as a background subagent with your approval policy. Needs a subagent runner.`,
+    descriptionFile: 'towerSpawn.md',
     schema: schemas.TowerSpawnInputSchema,
     writes: true,
     runsGit: true,
@@ -109,7 +112,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerMergeInput>({
     name: 'TowerMerge',
-    description: `${EXPERIMENTAL}Merge a mission branch (git merge --no-ff) after the gate: deps merged, a survey has no diff, the latest review is clean at the current tip, every changed file is in scope, the main checkout is on the base branch.`,
+    descriptionFile: 'towerMerge.md',
     schema: schemas.TowerMergeInputSchema,
     writes: true,
     runsGit: true,
@@ -121,7 +124,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerTeardownInput>({
     name: 'TowerTeardown',
-    description: `${EXPERIMENTAL}End tower mode: removes the mission worktrees (ones with uncommitted changes are kept unless force). .tower/comms stays.`,
+    descriptionFile: 'towerTeardown.md',
     schema: schemas.TowerTeardownInputSchema,
     writes: true,
     runsGit: true,
@@ -133,7 +136,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerSendInput>({
     name: 'TowerSend',
-    description: `${EXPERIMENTAL}Send a message (one file in .tower/comms/inbox) to a roster name, "tower" or "all".`,
+    descriptionFile: 'towerSend.md',
     schema: schemas.TowerSendInputSchema,
     writes: true,
     runsGit: true,
@@ -145,7 +148,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerInboxInput>({
     name: 'TowerInbox',
-    description: `${EXPERIMENTAL}Your messages and broadcasts, newest first (the tower sees all).`,
+    descriptionFile: 'towerInbox.md',
     schema: schemas.TowerInboxInputSchema,
     writes: false,
     runsGit: true,
@@ -157,7 +160,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerFindingInput>({
     name: 'TowerFinding',
-    description: `${EXPERIMENTAL}Report a finding (bug, improvement, vulnerability, idea) as a file in .tower/comms/findings; do not fix out-of-scope issues yourself.`,
+    descriptionFile: 'towerFinding.md',
     schema: schemas.TowerFindingInputSchema,
     writes: true,
     runsGit: true,
@@ -169,7 +172,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerReviewInput>({
     name: 'TowerReview',
-    description: `${EXPERIMENTAL}Submit a review of a branch (assigned reviewer or tower); it is stamped with the branch tip, so a later commit needs a new review.`,
+    descriptionFile: 'towerReview.md',
     schema: schemas.TowerReviewInputSchema,
     writes: true,
     runsGit: true,
@@ -181,7 +184,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool<schemas.TowerMissionInput>({
     name: 'TowerMission',
-    description: `${EXPERIMENTAL}Show a mission (only id) or update it: status, note, blocker, clear_blockers, task_done (a task id), scope (tower only). Workers update only their own mission.`,
+    descriptionFile: 'towerMission.md',
     schema: schemas.TowerMissionInputSchema,
     writes: true,
     runsGit: true,
@@ -193,7 +196,7 @@ export const towerTools: readonly AgentToolContribution[] = [
   }),
   defineTowerTool({
     name: 'TowerStatus',
-    description: `${EXPERIMENTAL}Dashboard: missions, roster, the review gate of each unmerged branch, inbox count, running agents, recent activity.`,
+    descriptionFile: 'towerStatus.md',
     schema: schemas.TowerStatusInputSchema,
     writes: false,
     runsGit: true,

@@ -259,6 +259,8 @@ export interface DetachedSubagent {
   readonly profile: string;
   /** Settles when the child ended (never rejects). */
   readonly settled: Promise<{ readonly status: SubagentRunStatus; readonly error?: string }>;
+  /** Stops the child's task (its run is aborted, the child disposed and its own tasks killed); resolves once it has ended. */
+  stop(reason: string): Promise<void>;
 }
 
 /** Thrown by ISubagentLauncher.startDetached; the message says what to do instead. */

@@ -54,6 +54,17 @@ export class SubagentLauncher implements ISubagentLauncher {
       if (error instanceof TaskLimitError) throw new SubagentLaunchError(error.message);
       throw error;
     }
-    return { agentId, taskId: task.id, profile: request.profile, settled };
+    const tasks = this.tasks;
+    const taskId = task.id;
+    return {
+      agentId,
+      taskId,
+      profile: request.profile,
+      settled,
+      stop: async (reason) => {
+        await tasks.stop(taskId, reason);
+        await settled;
+      },
+    };
   }
 }

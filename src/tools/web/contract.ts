@@ -63,6 +63,13 @@ export interface HttpRequest {
   readonly timeouts: HttpTimeouts;
   /** The body is refused once more than this many bytes (after decompression) have arrived. */
   readonly maxBytes: number;
+  /**
+   * An origin the user configured for this caller (a search provider's base URL, e.g.
+   * `http://127.0.0.1:8080`): a request to exactly this origin (scheme, host and port) may reach a
+   * loopback or private address without network.allowPrivate. Every other origin is checked as
+   * always, and no other caller gets the exemption.
+   */
+  readonly allowPrivateOrigin?: string;
 }
 
 export interface HttpResponse {
@@ -89,6 +96,7 @@ export type HttpErrorCode =
   | 'idle_timeout'
   | 'too_large'
   | 'bad_encoding'
+  | 'proxy'
   | 'network';
 
 /** A request that failed; the message says what happened, for the model. An abort rethrows the signal's reason instead. */

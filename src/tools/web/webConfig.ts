@@ -47,6 +47,14 @@ export const NetworkConfigSchema = z.strictObject({
   idleTimeoutS: z.number().int().min(1).max(300).default(DEFAULT_IDLE_TIMEOUT_S).describe('A response that sends no bytes for this many seconds is given up.'),
   userAgent: z.string().min(1).optional().describe('The User-Agent header; default toolhost/<version>.'),
   maxConnectionsPerHost: z.number().int().min(1).max(64).default(4).describe('Concurrent connections to one origin; more requests wait.'),
+  proxy: z
+    .union([z.literal('direct'), z.url({ protocol: /^https?$/, error: 'give an http:// or https:// proxy URL, or "direct"' })])
+    .optional()
+    .describe('The HTTP proxy for every request (CONNECT tunnels), e.g. "http://proxy.example:3128"; "direct" ignores HTTPS_PROXY/HTTP_PROXY. Unset: those variables are used. Loopback targets never go through a proxy.'),
+  noProxy: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Hosts that connect directly, not through the proxy ("internal.example" covers its subdomains, "host:8080" one port, "*" every host). Unset: NO_PROXY.'),
 });
 
 export const DEFAULT_FETCH_CHARS = 30_000;

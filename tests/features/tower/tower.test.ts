@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { TowerStateStore } from '../../../src/features/tower/towerStateStore';
 import { TOWER_FLAG } from '../../../src/features/tower/contract';
@@ -7,37 +7,15 @@ import { outputText } from '../../../src/tool/contract';
 import { ISubagentRunnerService, type SubagentRunRequest } from '../../../src/tools/agent/contract';
 import { ScriptedSubagentRunner, type SubagentScript } from '../../../src/tools/agent/scriptedRunner';
 import { callTool, type Harness, useAgent } from '../../helpers/agentHarness';
-import { FakeHost, approveAll } from '../../helpers/fakeHost';
+import { FakeHost } from '../../helpers/fakeHost';
+import { git, initRepo, openTower, out, readState, until } from './towerFixtures';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 
 const fx = useAgent({ tempDataDir: true });
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-
-function initRepo(dir: string): void {
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.email', 't@example.com');
-  git(dir, 'config', 'user.name', 'T');
-  fs.mkdirSync(nodePath.join(dir, 'src', 'parser'), { recursive: true });
-  fs.mkdirSync(nodePath.join(dir, 'docs'), { recursive: true });
-  fs.writeFileSync(nodePath.join(dir, 'src', 'parser', 'p.ts'), 'export const p = 1;\n');
-  fs.writeFileSync(nodePath.join(dir, 'docs', 'a.md'), '# a\n');
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'init');
-}
-
 function open(script?: SubagentScript | ((request: SubagentRunRequest) => SubagentScript), env: Record<string, string> = { [TOWER_FLAG]: '1' }): { h: Harness; runner: ScriptedSubagentRunner } {
-  initRepo(fx.dir);
-  const h = fx.open({ id: 'main', builtins: true, interactions: approveAll(), env });
-  const runner = new ScriptedSubagentRunner(script ?? { text: 'done' });
-  h.app.get(ISubagentRunnerService).bind(runner);
-  return { h, runner };
+  return openTower(fx, script, { env });
 }
-
-const out = async (h: Harness, name: string, input: unknown) => {
-  const result = await h.call(name, input);
-  return { text: outputText(result.output), isError: result.isError === true };
-};
-const state = () => JSON.parse(fs.readFileSync(nodePath.join(fx.dir, '.tower', 'comms', 'state.json'), 'utf8'));
+const state = () => readState(fx.dir);
 
 describe('Tower (experimental)', () => {
   test('without the flag no Tower tool is offered; with it, all eleven', async () => {
@@ -66,7 +44,11 @@ describe('Tower (experimental)', () => {
     await out(h, 'TowerInit', {});
     const other = h.app.createAgent({ id: 'other', cwd: fx.dir, dataDir: nodePath.join(fx.dir, '.other-data') });
     const init = () => callTool(other, 'TowerInit', {});
-    expect(outputText((await init()).output)).toBe('tower workspace is owned by a live session (main); run Tower tools from that agent, or let it run TowerTeardown first.');
+    expect(outputText((await init()).output)).toBe(
+      `tower workspace is owned by a live session (agent main, pid ${process.pid} on ${os.hostname()}, heartbeat 0 s ago); run Tower tools from that session, or let it run TowerTeardown first.`,
+    );
+    // Nor may it plan, spawn or merge in that workspace without taking it.
+    expect(outputText((await callTool(other, 'TowerPlan', { missions: [{ title: 'X', scope: ['src/x/**'] }] })).output)).toMatch(/^tower workspace is coordinated by a live session \(agent main, pid \d+/);
     await h.agent.dispose();
     const adopted = await init();
     expect(outputText(adopted.output)).toContain('status: initialized');
@@ -202,11 +184,3 @@ describe('TowerStateStore', () => {
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 });
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -5,7 +5,7 @@ import { IHttpClientTlsOptions } from '../../../src/tools/web/http/undiciHttpCli
 import { blockedCategory } from '../../../src/tools/web/http/networkPolicy';
 import { createWebToolsFeature } from '../../../src/tools/web/webFeature';
 import { parseAllowPrivateEntry } from '../../../src/tools/web/webConfig';
-import { type LocalServer, TestResolver, makeCertificate, startServer } from './webFixtures';
+import { type LocalServer, type TestProxy, TestResolver, makeCertificate, startConnectProxy, startServer } from './webFixtures';
 
 const TIMEOUTS = { headersMs: 5_000, bodyMs: 5_000 };
 const MB = 1024 * 1024;
@@ -16,7 +16,7 @@ let cert: { key: string; cert: string };
 const apps: App[] = [];
 
 beforeAll(async () => {
-  cert = makeCertificate(['site.test']);
+  cert = makeCertificate(['site.test', 'pub.test']);
   server = await startServer();
   tlsServer = await startServer({ tls: cert });
   for (const s of [server, tlsServer]) {
@@ -30,12 +30,26 @@ afterAll(async () => {
   await tlsServer.close();
 });
 
-function client(options: { allowPrivate?: string[]; resolver?: TestResolver; connectTimeoutS?: number; idleTimeoutS?: number; userAgent?: string } = {}): { http: IHttpClient; app: App } {
+interface ClientOptions {
+  allowPrivate?: string[];
+  resolver?: TestResolver;
+  connectTimeoutS?: number;
+  idleTimeoutS?: number;
+  userAgent?: string;
+  proxy?: string;
+  noProxy?: string[];
+  env?: Record<string, string>;
+}
+
+function client(options: ClientOptions = {}): { http: IHttpClient; app: App } {
   const app = createApp({
     features: [createWebToolsFeature()],
+    env: options.env ?? {},
     config: {
       network: {
         allowPrivate: options.allowPrivate ?? [],
+        ...(options.proxy ? { proxy: options.proxy } : {}),
+        ...(options.noProxy ? { noProxy: options.noProxy } : {}),
         ...(options.connectTimeoutS ? { connectTimeoutS: options.connectTimeoutS } : {}),
         ...(options.idleTimeoutS ? { idleTimeoutS: options.idleTimeoutS } : {}),
         ...(options.userAgent ? { userAgent: options.userAgent } : {}),
@@ -224,5 +238,88 @@ describe('IHttpClient (undici)', () => {
     expect((await failure(http, { url: 'not a url', timeouts: TIMEOUTS, maxBytes: MB })).message).toBe('Invalid URL "not a url".');
     const unknown = await failure(http, { url: 'http://nowhere.test/', timeouts: TIMEOUTS, maxBytes: MB });
     expect([unknown.code, unknown.message]).toEqual(['dns', 'The host name nowhere.test could not be resolved (ENOTFOUND). Check the URL.']);
+  });
+});
+
+describe('allowPrivateOrigin: the caller\'s configured origin', () => {
+  test('exactly that origin may reach loopback; the same host on another port, or another name for it, is still refused', async () => {
+    const resolver = new TestResolver({ 'local.test': '127.0.0.1' });
+    const { http } = client({ resolver });
+    const response = await http.request({ url: `${server.origin}/hello`, timeouts: TIMEOUTS, maxBytes: MB, allowPrivateOrigin: `${server.origin}/some/base/path` });
+    expect([response.status, response.body.toString()]).toEqual([200, 'hello']);
+    const byName = await http.request({ url: server.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB, allowPrivateOrigin: server.url('/', 'local.test') });
+    expect(byName.status).toBe(200);
+    const otherPort = await failure(http, { url: `http://127.0.0.1:${tlsServer.port}/hello`, timeouts: TIMEOUTS, maxBytes: MB, allowPrivateOrigin: server.origin });
+    expect(otherPort.code).toBe('blocked');
+    const otherName = await failure(http, { url: server.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB, allowPrivateOrigin: server.origin });
+    expect(otherName.message).toBe('Refusing to fetch local.test: it resolves to 127.0.0.1, a loopback address (network.allowPrivate allows chosen ranges).');
+    // A request without it, after the exempt ones, is refused as before (the exemption is not a connection left open to reuse).
+    expect((await failure(http, { url: `${server.origin}/hello`, timeouts: TIMEOUTS, maxBytes: MB })).code).toBe('blocked');
+  });
+});
+
+describe('proxies (network.proxy, HTTPS_PROXY/HTTP_PROXY/NO_PROXY)', () => {
+  let proxy: TestProxy;
+  beforeEach(async () => {
+    proxy = await startConnectProxy();
+  });
+  afterEach(() => proxy.close());
+
+  const resolver = () => new TestResolver({ 'pub.test': '93.184.215.14', 'priv.test': '10.0.0.9', 'local.test': '127.0.0.1', 'direct.test': '127.0.0.1' });
+
+  test('HTTPS_PROXY carries an https request through a CONNECT tunnel; the target\'s address is checked first and passes when public', async () => {
+    const { http } = client({ resolver: resolver(), env: { HTTPS_PROXY: proxy.url } });
+    const before = tlsServer.requests.length;
+    const response = await http.request({ url: tlsServer.url('/hello', 'pub.test'), timeouts: TIMEOUTS, maxBytes: MB });
+    expect([response.status, response.body.toString()]).toEqual([200, 'hello']);
+    expect(proxy.connects).toEqual([`pub.test:${tlsServer.port}`]);
+    expect(tlsServer.requests.length).toBe(before + 1);
+    // A certificate error is the target's, not the proxy's.
+    const wrongName = await failure(http, { url: tlsServer.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB, allowPrivateOrigin: tlsServer.url('/', 'local.test') });
+    expect([wrongName.code, wrongName.message]).toEqual(['network', expect.stringContaining("The request to local.test failed: Hostname/IP does not match certificate's altnames") as unknown]);
+  });
+
+  test('the SSRF guard still applies to the target: a name resolving to a private address is refused before the proxy is asked', async () => {
+    const { http } = client({ resolver: resolver(), env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url } });
+    const error = await failure(http, { url: server.url('/hello', 'priv.test'), timeouts: TIMEOUTS, maxBytes: MB });
+    expect([error.code, error.message]).toEqual(['blocked', 'Refusing to fetch priv.test: it resolves to 10.0.0.9, a private address (network.allowPrivate allows chosen ranges).']);
+    const literal = await failure(http, { url: `http://10.1.2.3:${server.port}/hello`, timeouts: TIMEOUTS, maxBytes: MB });
+    expect(literal.code).toBe('blocked');
+    const unresolvable = await failure(http, { url: 'https://nowhere.test/', timeouts: TIMEOUTS, maxBytes: MB });
+    expect(unresolvable.code).toBe('dns');
+    expect(proxy.connects).toEqual([]);
+    // allowPrivate opens a private target through the proxy as it does directly.
+    const open = client({ resolver: resolver(), allowPrivate: ['10.0.0.0/8'], env: { HTTP_PROXY: proxy.url } }).http;
+    expect((await open.request({ url: server.url('/hello', 'priv.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect(proxy.connects).toEqual([`priv.test:${server.port}`]);
+  });
+
+  test('NO_PROXY and loopback targets connect directly; network.proxy wins over the environment, and "direct" ignores it', async () => {
+    const env = { http_proxy: proxy.url, NO_PROXY: 'example.org, .direct.test' };
+    const { http } = client({ resolver: resolver(), allowPrivate: ['127.0.0.1'], env });
+    expect((await http.request({ url: server.url('/hello', 'direct.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect((await http.request({ url: `${server.origin}/hello`, timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect(proxy.connects).toEqual([]);
+    expect((await http.request({ url: server.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect(proxy.connects).toEqual([`local.test:${server.port}`]);
+
+    const configured = client({ resolver: resolver(), allowPrivate: ['127.0.0.1'], proxy: proxy.url, noProxy: ['local.test:1'], env: { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '*' } }).http;
+    expect((await configured.request({ url: server.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect(proxy.connects).toHaveLength(2);
+    const direct = client({ resolver: resolver(), allowPrivate: ['127.0.0.1'], proxy: 'direct', env: { HTTP_PROXY: proxy.url } }).http;
+    expect((await direct.request({ url: server.url('/hello', 'local.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
+    expect(proxy.connects).toHaveLength(2);
+  });
+
+  test('a proxy that refuses the tunnel, one that is down, and a proxy URL that is not http(s) get errors naming the proxy', async () => {
+    proxy.refuseWith = 403;
+    const refused = await failure(client({ resolver: resolver(), env: { HTTPS_PROXY: proxy.url } }).http, { url: 'https://pub.test/x', timeouts: TIMEOUTS, maxBytes: MB });
+    expect(refused.code).toBe('proxy');
+    expect(refused.message).toMatch(new RegExp(`^The request to pub\\.test through the proxy http://127\\.0\\.0\\.1:${proxy.port} \\(HTTPS_PROXY\\) failed: .*403.*\\. Check the proxy, or list the host in network\\.noProxy\\.$`));
+    const down = await failure(client({ resolver: resolver(), env: { HTTP_PROXY: 'http://127.0.0.1:9' } }).http, { url: 'http://pub.test/x', timeouts: TIMEOUTS, maxBytes: MB });
+    expect([down.code, down.message.startsWith('The request to pub.test through the proxy http://127.0.0.1:9 (HTTP_PROXY) failed: ')]).toEqual(['proxy', true]);
+    const socks = await failure(client({ resolver: resolver(), env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } }).http, { url: 'https://pub.test/x', timeouts: TIMEOUTS, maxBytes: MB });
+    expect([socks.code, socks.message]).toEqual(['proxy', 'The proxy in HTTPS_PROXY is a socks5 URL; only http:// and https:// proxies are supported (set network.proxy to one, or "direct").']);
+    expect(() => createApp({ features: [createWebToolsFeature()], config: { network: { proxy: 'socks5://x:1' } } })).toThrow('give an http:// or https:// proxy URL, or "direct"');
   });
 });

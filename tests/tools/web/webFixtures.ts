@@ -93,3 +93,57 @@ export class TestResolver implements IDnsResolver {
     return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   }
 }
+
+/** A CONNECT proxy on 127.0.0.1 written for the tests: it tunnels every target to 127.0.0.1 at the target's port and records what was asked. */
+export interface TestProxy {
+  readonly port: number;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** Each CONNECT target (`host:port`), in order. */
+  readonly connects: string[];
+  /** Answer CONNECT with this status instead of tunnelling (e.g. 403). */
+  refuseWith: number | undefined;
+  close(): Promise<void>;
+}
+
+export async function startConnectProxy(): Promise<TestProxy> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((_request, response) => response.writeHead(405).end('CONNECT only'));
+  const proxy: TestProxy = {
+    port: 0,
+    url: '',
+    connects: [],
+    refuseWith: undefined,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('connect', (request: http.IncomingMessage, client: import('node:net').Socket, head: Buffer) => {
+    const target = request.url ?? '';
+    proxy.connects.push(target);
+    if (proxy.refuseWith !== undefined) {
+      client.end(`HTTP/1.1 ${proxy.refuseWith} Refused\r\n\r\n`);
+      return;
+    }
+    const port = Number(target.slice(target.lastIndexOf(':') + 1));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const upstream = (require('node:net') as typeof import('node:net')).connect(port, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(proxy, { port, url: `http://127.0.0.1:${port}` });
+}

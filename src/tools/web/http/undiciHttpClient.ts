@@ -6,13 +6,15 @@ import { STATUS_CODES } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { packageVersion } from '../../../base/packageInfo';
 import { formatBytes } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
 import { IConfigService } from '../../../services/config/config';
+import { type AppEnvironment, IAppEnvironment } from '../../../services/environment/environment';
 import { HttpError, type HttpRequest, type HttpResponse, IDnsResolver, type IHttpClient, INetworkPolicy, type NetworkVerdict, type ResolvedAddress } from '../contract';
-import { networkConfig } from '../webConfig';
+import { type NetworkConfig, networkConfig } from '../webConfig';
+import { type ProxyRoute, proxyLabel, proxyRouteFor, proxyUrlProblem } from './proxyRoute';
 
 /**
  * TLS options of the client's connections (extra CA certificates: a test's self-signed server, a
@@ -75,20 +77,48 @@ function isZlibHeader(chunk: Buffer): boolean {
   return chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
 }
 
+/** How a request reaches its origin: which dispatcher, and whether the network policy applies. */
+interface Route {
+  /** False only for the caller's own configured origin (HttpRequest.allowPrivateOrigin). */
+  readonly checked: boolean;
+  readonly proxy?: ProxyRoute;
+}
+
+/** The dispatchers of one set of connection settings; made on first use. */
+interface Dispatchers {
+  readonly key: string;
+  guarded?: Agent;
+  unchecked?: Agent;
+  readonly proxies: Map<string, Dispatcher>;
+}
+
+/** The origin of a URL string, or undefined when it is not one. */
+function originOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The default IHttpClient: one undici Agent whose connect lookup resolves through IDnsResolver,
+ * The default IHttpClient: an undici Agent whose connect lookup resolves through IDnsResolver,
  * checks every address with INetworkPolicy and connects to the address it checked. An IP literal
  * is checked before the request (the socket does not look it up). Redirects are not followed.
+ * Through a proxy (network.proxy, HTTPS_PROXY/HTTP_PROXY) the target is resolved and checked
+ * before the request; the proxy connects on its own, so the address cannot be pinned there.
  */
 @injectable()
 export class UndiciHttpClient implements IHttpClient {
-  private agent: { readonly key: string; readonly agent: Agent } | undefined;
+  private dispatchers: Dispatchers | undefined;
   private readonly userAgent = `toolhost/${packageVersion()}`;
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(INetworkPolicy) private readonly policy: INetworkPolicy,
     @inject(IDnsResolver) private readonly resolver: IDnsResolver,
+    @inject(IAppEnvironment) private readonly env: AppEnvironment,
     @inject(IHttpClientTlsOptions) @optional() private readonly tls: HttpClientTlsOptions | undefined,
   ) {}
 
@@ -103,14 +133,23 @@ export class UndiciHttpClient implements IHttpClient {
       throw new HttpError('invalid_url', `Only http and https URLs can be fetched (got ${url.protocol}).`, url.hostname);
     }
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const settings = this.config.section(networkConfig);
+    const proxy = proxyRouteFor(url, settings, this.env);
+    const route: Route = { checked: originOf(request.allowPrivateOrigin) !== url.origin, ...(proxy ? { proxy } : {}) };
+    if (proxy) {
+      const problem = proxyUrlProblem(proxy);
+      if (problem) throw new HttpError('proxy', problem, host);
+    }
     const literal = net.isIP(host);
-    if (literal !== 0) {
+    if (route.checked && literal !== 0) {
       const verdict = this.policy.check(host, [{ address: host, family: literal === 6 ? 6 : 4 }]);
       if (!verdict.allowed) throw new HttpError('blocked', refusalMessage(host, verdict), host);
+    } else if (route.checked && proxy) {
+      // The proxy resolves the name again; what can be checked here is what it resolves to now.
+      await this.checkThroughProxy(host, proxy);
     }
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
-    const settings = this.config.section(networkConfig);
     const idleMs = request.timeouts.idleMs ?? settings.idleTimeoutS * 1000;
     const headers: Record<string, string> = { 'user-agent': settings.userAgent ?? this.userAgent, 'accept-encoding': 'gzip, deflate, br', ...lowerCaseKeys(request.headers) };
     // The whole-body deadline starts with the headers; one controller carries it and the caller's abort.
@@ -123,7 +162,7 @@ export class UndiciHttpClient implements IHttpClient {
     try {
       let response;
       try {
-        response = await this.dispatcher().request({
+        response = await this.dispatcher(route, settings).request({
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: request.method ?? 'GET',
@@ -134,7 +173,7 @@ export class UndiciHttpClient implements IHttpClient {
           bodyTimeout: idleMs,
         });
       } catch (error) {
-        throw this.translate(error, signal, host, { headersMs: request.timeouts.headersMs, idleMs, received });
+        throw this.translate(error, signal, host, { headersMs: request.timeouts.headersMs, idleMs, received, proxy });
       }
       bodyTimer = setTimeout(() => {
         bodyTimedOut = true;
@@ -189,7 +228,7 @@ export class UndiciHttpClient implements IHttpClient {
         response.body.destroy();
         if (error instanceof HttpError) throw error;
         if (bodyTimedOut) throw controller.signal.reason as HttpError;
-        throw this.translate(error, signal, host, { headersMs: request.timeouts.headersMs, idleMs, received });
+        throw this.translate(error, signal, host, { headersMs: request.timeouts.headersMs, idleMs, received, proxy });
       }
       return { url: url.href, status, statusText: STATUS_CODES[status] ?? '', headers: responseHeaders, body: Buffer.concat(chunks), wireBytes };
     } finally {
@@ -199,7 +238,7 @@ export class UndiciHttpClient implements IHttpClient {
   }
 
   /** An undici or socket error as an HttpError; the caller's abort as its reason. */
-  private translate(error: unknown, signal: AbortSignal, host: string, at: { headersMs: number; idleMs: number; received: number }): unknown {
+  private translate(error: unknown, signal: AbortSignal, host: string, at: { headersMs: number; idleMs: number; received: number; proxy: ProxyRoute | undefined }): unknown {
     if (signal.aborted) return signal.reason;
     for (const e of causes(error)) {
       if (e instanceof RefusedAddressError) return e.httpError;
@@ -216,45 +255,90 @@ export class UndiciHttpClient implements IHttpClient {
     if (has('UND_ERR_CONNECT_TIMEOUT')) {
       return new HttpError('connect_timeout', `Could not connect to ${host} within ${this.config.section(networkConfig).connectTimeoutS} s (network.connectTimeoutS).`, host);
     }
+    const detail = [...causes(error)].map((e) => (e as Error).message).filter((m) => typeof m === 'string' && m !== '').at(-1) ?? String(error);
+    const code = codes.find((c) => c !== undefined);
+    const detailWithCode = `${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`;
+    const tlsProblem = codes.some((c) => c !== undefined && /CERT|TLS|SSL/.test(c));
+    if (at.proxy && at.received === 0 && !tlsProblem) {
+      // Through a proxy the only local lookup and connection are the proxy's, and it may refuse the tunnel: say which proxy (a certificate error is the target's).
+      return new HttpError('proxy', `The request to ${host} through the proxy ${proxyLabel(at.proxy)} (${at.proxy.source}) failed: ${detailWithCode}. Check the proxy, or list the host in network.noProxy.`, host);
+    }
     if (has('ENOTFOUND') || has('EAI_AGAIN') || has('EAI_NODATA') || has('EAI_NONAME')) {
       return new HttpError('dns', `The host name ${host} could not be resolved (${codes.find((c) => c?.startsWith('E')) ?? 'DNS error'}). Check the URL.`, host);
     }
-    const detail = [...causes(error)].map((e) => (e as Error).message).filter((m) => typeof m === 'string' && m !== '').at(-1) ?? String(error);
-    const code = codes.find((c) => c !== undefined);
     const kind = has('ECONNREFUSED') || has('ECONNRESET') || has('EHOSTUNREACH') || has('ENETUNREACH') || has('UND_ERR_SOCKET') ? 'connect' : 'network';
-    return new HttpError(kind, `The request to ${host} failed: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}.`, host, at.received);
+    return new HttpError(kind, `The request to ${host} failed: ${detailWithCode}.`, host, at.received);
   }
 
-  /** One Agent while the connection settings stay the same. */
-  private dispatcher(): Agent {
-    const settings = this.config.section(networkConfig);
+  /**
+   * The dispatcher of a route, kept while the connection settings stay the same: the guarded Agent,
+   * the unchecked one (only ever given the caller's configured origin), or a ProxyAgent per proxy.
+   */
+  private dispatcher(route: Route, settings: NetworkConfig): Dispatcher {
     const key = `${settings.connectTimeoutS}/${settings.maxConnectionsPerHost}`;
-    if (this.agent?.key === key) return this.agent.agent;
-    void this.agent?.agent.close();
+    if (this.dispatchers?.key !== key) {
+      this.closeDispatchers();
+      this.dispatchers = { key, proxies: new Map() };
+    }
+    const dispatchers = this.dispatchers;
     // Loaded on first use: commands that fetch nothing do not pay for undici.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Agent: UndiciAgent } = require('undici') as typeof import('undici');
-    const agent = new UndiciAgent({
+    const undici = require('undici') as typeof import('undici');
+    const tls = { timeout: settings.connectTimeoutS * 1000, ...(this.tls?.ca !== undefined ? { ca: this.tls.ca } : {}) };
+    if (route.proxy) {
+      const proxyUrl = route.proxy.proxyUrl;
+      let proxy = dispatchers.proxies.get(proxyUrl);
+      if (!proxy) {
+        // The proxy's own address is not checked: the user or the environment chose it (often loopback).
+        proxy = new undici.ProxyAgent({ uri: proxyUrl, connections: settings.maxConnectionsPerHost, proxyTls: tls, requestTls: tls });
+        dispatchers.proxies.set(proxyUrl, proxy);
+      }
+      return proxy;
+    }
+    const checked = route.checked;
+    const existing = checked ? dispatchers.guarded : dispatchers.unchecked;
+    if (existing) return existing;
+    const agent = new undici.Agent({
       connections: settings.maxConnectionsPerHost,
-      connect: {
-        timeout: settings.connectTimeoutS * 1000,
-        lookup: (hostname: string, options: { all?: boolean }, callback: LookupCallback) => this.lookup(hostname, options, callback),
-        ...(this.tls?.ca !== undefined ? { ca: this.tls.ca } : {}),
-      },
+      connect: { ...tls, lookup: (hostname: string, options: { all?: boolean }, callback: LookupCallback) => this.lookup(hostname, options, callback, checked) },
     });
-    this.agent = { key, agent };
+    if (checked) dispatchers.guarded = agent;
+    else dispatchers.unchecked = agent;
     return agent;
   }
 
-  /** The guarded lookup: one resolution, checked, and the checked address is what the socket uses. */
-  private lookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  private closeDispatchers(): void {
+    const old = this.dispatchers;
+    this.dispatchers = undefined;
+    if (!old) return;
+    for (const d of [old.guarded, old.unchecked, ...old.proxies.values()]) void d?.close();
+  }
+
+  /** A proxied target: resolved now and every address checked, as the guarded lookup does for a direct connection. */
+  private async checkThroughProxy(host: string, proxy: ProxyRoute): Promise<void> {
+    let addresses: readonly ResolvedAddress[];
+    try {
+      addresses = await this.resolver.lookup(host);
+    } catch (error) {
+      throw new HttpError(
+        'dns',
+        `The host name ${host} could not be resolved (${errorCode(error) ?? 'DNS error'}); a host is resolved here even when the proxy ${proxyLabel(proxy)} (${proxy.source}) fetches it, to check its address. Check the URL.`,
+        host,
+      );
+    }
+    const verdict = this.policy.check(host, addresses);
+    if (!verdict.allowed) throw new HttpError('blocked', refusalMessage(host, verdict), host);
+  }
+
+  /** The guarded lookup: one resolution, checked (unless `checked` is false), and the checked address is what the socket uses. */
+  private lookup(hostname: string, options: { all?: boolean }, callback: LookupCallback, checked: boolean): void {
     this.resolver.lookup(hostname).then(
       (addresses: readonly ResolvedAddress[]) => {
         if (addresses.length === 0) {
           callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
           return;
         }
-        const verdict = this.policy.check(hostname, addresses);
+        const verdict: NetworkVerdict = checked ? this.policy.check(hostname, addresses) : { allowed: true };
         if (!verdict.allowed) {
           callback(new RefusedAddressError(new HttpError('blocked', refusalMessage(hostname, verdict), hostname)) as NodeJS.ErrnoException, '');
           return;
@@ -268,8 +352,9 @@ export class UndiciHttpClient implements IHttpClient {
 
   @preDestroy()
   async dispose(): Promise<void> {
-    await this.agent?.agent.destroy();
-    this.agent = undefined;
+    const old = this.dispatchers;
+    this.dispatchers = undefined;
+    if (old) await Promise.all([old.guarded, old.unchecked, ...old.proxies.values()].map((d) => d?.destroy()));
   }
 }
 

@@ -58,6 +58,8 @@ export class HttpSearchProvider implements IWebSearchProvider {
         signal,
         timeouts: { headersMs: this.timeoutMs, bodyMs: this.timeoutMs },
         maxBytes: MAX_RESPONSE_BYTES,
+        // The provider's host is the one the user configured: a SearXNG on localhost needs no network.allowPrivate.
+        allowPrivateOrigin: this.settings.baseUrl,
       });
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;

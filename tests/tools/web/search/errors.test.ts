@@ -102,12 +102,16 @@ describe('errors from the transport', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  test('the network policy applies to providers: a loopback base URL is refused unless network.allowPrivate allows it', async () => {
-    const log = recordRoute(server, '/private/res/v1/web/search', json({ web: { results: [] } }));
-    const harness = fixture.open({ config: { webSearch: { provider: 'brave', brave: { baseUrl: `${server.origin}/private` } } } as AppConfigInput, env: { BRAVE_API_KEY: 'k' } });
+  test('a provider\'s configured origin on 127.0.0.1 needs no network.allowPrivate; FetchURL to that origin and the provider on other hosts still do', async () => {
+    const log = recordRoute(server, '/sxlocal/search', json({ results: [{ title: 'Local', url: 'https://local.example/', content: 'from the local instance' }] }));
+    const harness = fixture.open({ config: { approval: { allow: ['FetchURL'] }, webSearch: { provider: 'searxng', searxng: { baseUrl: `${server.origin}/sxlocal` } } } as AppConfigInput });
     const result = await harness.call('WebSearch', { query: 'anything' });
-    expect([result.isError, result.output]).toEqual([true, 'Web search failed: brave could not be reached: Refusing to fetch 127.0.0.1: it is a loopback address (network.allowPrivate allows chosen ranges).']);
-    expect(log).toEqual([]);
+    expect([result.isError, (result.structuredContent as { results: unknown[] }).results]).toEqual([false, [{ title: 'Local', url: 'https://local.example/', snippet: 'from the local instance' }]]);
+    expect(log).toHaveLength(1);
+    // The exemption is the provider's own: the same host and port through FetchURL is refused.
+    const fetched = await harness.call('FetchURL', { url: `${server.origin}/sxlocal/search?q=x&format=json` });
+    expect([fetched.isError, fetched.output]).toEqual([true, 'Refusing to fetch 127.0.0.1: it is a loopback address (network.allowPrivate allows chosen ranges).']);
+    expect(log).toHaveLength(1);
   });
 
   test('an abort of the call stops the request', async () => {

@@ -1,7 +1,11 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import type { AppConfigInput } from '../../../../src/scopes/appScope';
+import { watchConfigFile } from '../../../../src/services/config/configFileWatcher';
 import { WebSearchError, type WebSearchResult } from '../../../../src/tools/web/search/searchContract';
 import { HOW_TO_ENABLE_WEB_SEARCH } from '../../../../src/tools/web/search/webSearchService';
 import { useAgent } from '../../../helpers/agentHarness';
+import { waitFor } from '../../../helpers/async';
 import { FakeHost, approve } from '../../../helpers/fakeHost';
 import { FakeSearchProvider, hostProviderFeature, searchFeatures } from './searchFixtures';
 
@@ -46,6 +50,32 @@ describe('activation', () => {
     expect(() => fixture.open({ features: searchFeatures(), config: { webSearch: { provider: 'searxng' } } as AppConfigInput })).toThrow(
       'webSearch.provider is "searxng" but webSearch.searxng.baseUrl is not set: give the instance\'s URL, e.g. "http://localhost:8080".',
     );
+  });
+
+  test('configuring a provider at runtime activates it without a restart, and removing it deactivates it', () => {
+    const harness = fixture.open({ features: searchFeatures(), env: {} });
+    expect(harness.agent.registry.get('WebSearch')).toBeUndefined();
+    harness.app.config.update({ webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:8888' } } } as AppConfigInput);
+    expect(harness.agent.registry.get('WebSearch')).toBeDefined();
+    expect(harness.agent.activation.status().find((s) => s.name === 'WebSearch')).toEqual({ name: 'WebSearch', state: 'active' });
+    harness.app.config.update({ webSearch: { provider: undefined } } as AppConfigInput);
+    expect(harness.agent.registry.get('WebSearch')).toBeUndefined();
+    expect(harness.agent.activation.status().find((s) => s.name === 'WebSearch')?.reason).toBe(HOW_TO_ENABLE_WEB_SEARCH);
+  });
+
+  test('a reloaded toolhost.json (the file watcher of mcp serve) activates and deactivates it', async () => {
+    const harness = fixture.open({ features: searchFeatures(), env: {} });
+    const file = nodePath.join(fixture.dir, 'toolhost.json');
+    const logs: string[] = [];
+    const watcher = watchConfigFile({ cwd: fixture.dir, config: harness.app.config, log: (m) => logs.push(m), debounceMs: 20 });
+    try {
+      fs.writeFileSync(file, JSON.stringify({ webSearch: { provider: 'searxng', searxng: { baseUrl: 'http://127.0.0.1:8888' } } }));
+      await waitFor(() => harness.agent.registry.get('WebSearch') !== undefined, { what: `WebSearch to activate (logs: ${logs.join('; ')})` });
+      fs.writeFileSync(file, JSON.stringify({}));
+      await waitFor(() => harness.agent.registry.get('WebSearch') === undefined, { what: `WebSearch to deactivate (logs: ${logs.join('; ')})` });
+    } finally {
+      watcher.dispose();
+    }
   });
 
   test('a host-bound IWebSearchProvider makes it active with no config', () => {
