@@ -9,6 +9,7 @@ import type { ToolCall, ToolCallResult } from '../../services/executor/toolExecu
 import { ISessionInteractionService } from '../../services/interaction/interaction';
 import { isMcpToolName, type ToolOutput } from '../../tool/contract';
 import { openAgentSession } from '../agentSession';
+import { fitHeapToBatch } from '../batchHeap';
 import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
 import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
 import { type CliIo, InterruptedError, UsageError } from '../io';
@@ -231,6 +232,7 @@ export function runCommand(io: CliIo): Command {
       // A call to an MCP tool whose server is still starting waits for the servers to settle.
       if (calls.some((call) => isMcpToolName(call.name) && !session.agent.registry.has(call.name))) await session.whenMcpSettled();
       const writer = flags.json ? jsonResultWriter(io.stdout) : transcriptWriter(io.stdout, calls);
+      fitHeapToBatch(calls.length);
       const startPrinting = () => {
         if (live && !printing) io.stderr.write('\r\x1b[2K');
         printing = true;
