@@ -23,6 +23,8 @@ export interface ProcessMeasure {
   readonly wallMs: number;
   /** Peak resident set size, MB (from /usr/bin/time when available). */
   readonly peakRssMb?: number;
+  /** User + system CPU time, ms (from /usr/bin/time when available). */
+  readonly cpuMs?: number;
   readonly stdout: string;
 }
 
@@ -32,7 +34,7 @@ const GNU_TIME = '/usr/bin/time';
 export function measureProcess(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ProcessMeasure> {
   const useTime = fs.existsSync(GNU_TIME);
   const file = useTime ? GNU_TIME : command;
-  const fullArgs = useTime ? ['-f', '__RSS__%M', command, ...args] : [...args];
+  const fullArgs = useTime ? ['-f', '__RSS__%M __CPU__%U %S', command, ...args] : [...args];
   return new Promise((resolve, reject) => {
     const start = nowMs();
     const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -45,7 +47,8 @@ export function measureProcess(command: string, args: readonly string[], env: No
       const wallMs = nowMs() - start;
       if (code !== 0) return reject(new Error(`${command} exited ${code}: ${stderr}`));
       const rss = /__RSS__(\d+)/.exec(stderr);
-      resolve({ wallMs, peakRssMb: rss ? Number(rss[1]) / 1024 : undefined, stdout });
+      const cpu = /__CPU__([\d.]+) ([\d.]+)/.exec(stderr);
+      resolve({ wallMs, peakRssMb: rss ? Number(rss[1]) / 1024 : undefined, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : undefined, stdout });
     });
   });
 }

@@ -183,6 +183,7 @@ export {
   type ToolCallResult,
   type ToolCallOutcome,
   type ExecuteOptions,
+  type ToolCallResultSink,
   type ToolCallInfo,
   type BeforeExecuteContext,
   type WillExecuteContext,

@@ -73,9 +73,31 @@ export function canonicalizeExisting(absolute: string, realpath: (p: string) => 
   }
 }
 
+/** An absolute POSIX path as path.resolve would return it: nothing to normalize. */
+function isResolvedPosix(p: string): boolean {
+  return (
+    p.charCodeAt(0) === 47 /* / */ &&
+    (p.length === 1 || p.charCodeAt(p.length - 1) !== 47) &&
+    !p.includes('//') &&
+    !p.includes('/./') &&
+    !p.includes('/../') &&
+    !p.endsWith('/.') &&
+    !p.endsWith('/..')
+  );
+}
+
+const POSIX = nodePath.sep === '/';
+
+/** `path` is `root` or lies below it (lexically: symlinks are not resolved). */
 export function isPathInside(path: string, root: string): boolean {
+  // Paths that are already resolved (what the tools pass) are compared as they are: this runs
+  // several times per call, and path.relative resolves both sides again each time.
+  if (POSIX && isResolvedPosix(path) && isResolvedPosix(root)) {
+    return path === root || (path.startsWith(root) && (root.length === 1 || path.charCodeAt(root.length) === 47));
+  }
   const rel = nodePath.relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
+  // A first name that merely begins with ".." (e.g. "..data") is still inside.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(rel));
 }
 
 function expandHome(raw: string, homeDir: string | undefined): string {

@@ -237,6 +237,29 @@ test('a call with an empty tool name or arguments of the wrong type gets its own
   expect(results[1]!.output).toMatch(/^Invalid args for tool "Read": /);
 });
 
+test('run --json writes each result as soon as it and the ones before it are in, not when the batch ends', async () => {
+  // The second call waits for a file the test creates only once the first result is on stdout:
+  // a CLI that printed the results at the end of the batch would never get there.
+  const marker = nodePath.join(root, 'go');
+  const input = batch([
+    { id: 'first', name: 'Read', arguments: { path: 'a.txt' } },
+    { id: 'second', name: 'Bash', arguments: { command: `while [ ! -e '${marker}' ]; do sleep 0.05; done; echo released` } },
+  ]);
+  const cli = startCliProcess(['run', '--json', '--yes', '--cwd', ws, '-'], { cwd: ws });
+  cli.child.stdin.end(input);
+  try {
+    await waitFor(() => cli.stdout().includes('"id":"first"'), { what: 'the first result on stdout' });
+    expect(cli.stdout()).not.toContain('"id":"second"');
+  } finally {
+    // Also when it failed: the waiting Bash call ends, and the CLI with it.
+    fs.writeFileSync(marker, '');
+  }
+  expect((await cli.exit).code).toBe(0);
+  const { results } = JSON.parse(cli.stdout()) as { results: Array<{ id: string; output: string }> };
+  expect(results.map((r) => r.id)).toEqual(['first', 'second']);
+  expect(results[1]!.output).toContain('released');
+}, 30_000);
+
 describe('toolhost run input errors exit with code 2', () => {
   test.each<[string, string[], string | undefined, RegExp]>([
     ['a missing file', ['run', 'missing.json'], undefined, /^toolhost: cannot read missing\.json: ENOENT/],

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { PathSecurityError, resolvePathAccess, resolvePathAccessPath, type PathAccessContext } from '../../src/tool/pathAccess';
+import { isPathInside, PathSecurityError, resolvePathAccess, resolvePathAccessPath, type PathAccessContext } from '../../src/tool/pathAccess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 
 let root: string;
@@ -112,5 +112,34 @@ describe('resolvePathAccessPath()', () => {
 
   test('the verb appears in the message', () => {
     expect(securityError(() => resolvePathAccessPath('../x', ctx({ verb: 'write or edit a file' }))).message).toContain('to write or edit a file outside');
+  });
+});
+
+describe('isPathInside()', () => {
+  test('a name that begins with ".." below the root is inside it; the parent and its other children are not', () => {
+    expect(isPathInside('/ws/..data/x', '/ws')).toBe(true);
+    expect(isPathInside('/ws/..', '/ws')).toBe(false);
+    expect(isPathInside('/ws/../x', '/ws')).toBe(false);
+    expect(isPathInside('/wsx/a', '/ws')).toBe(false);
+  });
+
+  test('agrees with path.relative on resolved and unresolved paths alike', () => {
+    // The reference: what path.resolve makes of both sides, compared by segments.
+    const reference = (path: string, root: string): boolean => {
+      const p = nodePath.resolve(path).split('/').filter(Boolean);
+      const r = nodePath.resolve(root).split('/').filter(Boolean);
+      return r.length <= p.length && r.every((name, i) => p[i] === name);
+    };
+    const parts = ['', '/', 'a', 'ab', '..', '.', '..a', 'a.', 'b', '//'];
+    const paths = new Set<string>(['/']);
+    for (const x of parts) for (const y of parts) for (const z of ['', '/', 'a', '..']) paths.add(`/${x}/${y}${z ? `/${z}` : ''}`.replace(/^\/\//, '/'));
+    for (const extra of ['/a', '/a/', '/a/b', '/ab', '/a/..a', '/a/./b', '/a//b', 'a/b', 'a', '.']) paths.add(extra);
+    const all = [...paths];
+    const disagreements: string[] = [];
+    for (const path of all) {
+      for (const root of all) if (isPathInside(path, root) !== reference(path, root)) disagreements.push(`${path} in ${root}`);
+    }
+    expect(all.length ** 2).toBeGreaterThan(10_000);
+    expect(disagreements).toEqual([]);
   });
 });

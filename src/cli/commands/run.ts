@@ -122,15 +122,22 @@ function argsText(call: ToolCall): string {
   return text.length > 300 ? text.slice(0, 299) + '…' : text;
 }
 
-/** Results are written a few at a time, so a batch of thousands never holds its whole output as one string. */
-const RESULTS_PER_WRITE = 256;
+/**
+ * Writes results as the executor hands them over, in call order, each as soon as it is in, and
+ * keeps none once written: a batch of thousands of calls never holds all its results, or its
+ * whole output as one string.
+ */
+interface ResultWriter {
+  write(result: ToolCallResult, index: number): void;
+  end(): void;
+}
 
-function writeJsonResults(out: CliIo['stdout'], results: readonly ToolCallResult[]): void {
+function jsonResultWriter(out: CliIo['stdout']): ResultWriter {
   // The same text as JSON.stringify({results: [...]}), written in pieces.
-  out.write('{"results":[');
-  for (let from = 0; from < results.length; from += RESULTS_PER_WRITE) {
-    const piece = results.slice(from, from + RESULTS_PER_WRITE).map((r) =>
-      JSON.stringify({
+  let written = 0;
+  return {
+    write: (r) => {
+      const json = JSON.stringify({
         id: r.toolCallId,
         name: r.name,
         isError: r.isError,
@@ -139,26 +146,34 @@ function writeJsonResults(out: CliIo['stdout'], results: readonly ToolCallResult
         truncated: r.truncated,
         ...(r.outputPath !== undefined ? { outputPath: r.outputPath } : {}),
         ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
-      }),
-    );
-    out.write((from > 0 ? ',' : '') + piece.join(','));
-  }
-  out.write(']}\n');
+      });
+      out.write((written++ === 0 ? '{"results":[' : ',') + json);
+    },
+    end: () => {
+      out.write((written === 0 ? '{"results":[' : '') + ']}\n');
+    },
+  };
 }
 
-function writeTranscript(out: CliIo['stdout'], calls: readonly ToolCall[], results: readonly ToolCallResult[]): void {
-  results.forEach((result, i) => {
-    const status = result.isError ? `${result.outcome}, error` : result.outcome;
-    const lines = [`=== [${i + 1}/${results.length}] ${result.name} (${result.toolCallId}): ${status}, ${formatMs(result.durationMs)}`, `args: ${argsText(calls[i]!)}`];
-    if (result.truncated && result.outputPath) lines.push(`full output: ${result.outputPath}`);
-    lines.push(outputText(result.output));
-    out.write((i > 0 ? '\n\n' : '') + lines.join('\n'));
-  });
+function transcriptWriter(out: CliIo['stdout'], calls: readonly ToolCall[]): ResultWriter {
   const counts = new Map<string, number>();
-  for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  const errors = results.filter((r) => r.isError).length;
-  const summary = `${results.length} call${results.length === 1 ? '' : 's'}: ${[...counts].map(([o, n]) => `${n} ${o}`).join(', ')}; ${errors} error${errors === 1 ? '' : 's'}.`;
-  out.write('\n\n' + summary + '\n');
+  let errors = 0;
+  return {
+    write: (result, i) => {
+      counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
+      if (result.isError) errors++;
+      const status = result.isError ? `${result.outcome}, error` : result.outcome;
+      const lines = [`=== [${i + 1}/${calls.length}] ${result.name} (${result.toolCallId}): ${status}, ${formatMs(result.durationMs)}`, `args: ${argsText(calls[i]!)}`];
+      if (result.truncated && result.outputPath) lines.push(`full output: ${result.outputPath}`);
+      lines.push(outputText(result.output));
+      out.write((i > 0 ? '\n\n' : '') + lines.join('\n'));
+    },
+    end: () => {
+      const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
+      const summary = `${total} call${total === 1 ? '' : 's'}: ${[...counts].map(([o, n]) => `${n} ${o}`).join(', ')}; ${errors} error${errors === 1 ? '' : 's'}.`;
+      out.write('\n\n' + summary + '\n');
+    },
+  };
 }
 
 export function runCommand(io: CliIo): Command {
@@ -188,8 +203,10 @@ export function runCommand(io: CliIo): Command {
       const live = !flags.json && io.stderr.isTTY === true;
       let done = 0;
       const running = new Map<string, string>();
+      // Once results are printed they are the progress: the line is no longer drawn between them.
+      let printing = false;
       const drawProgress = () => {
-        if (!live || terminal?.prompting) return;
+        if (!live || printing || terminal?.prompting) return;
         const current = [...running.values()].slice(0, 3).join(', ');
         io.stderr.write(`\r\x1b[2K[${done}/${calls.length}] ${current}`);
       };
@@ -213,10 +230,21 @@ export function runCommand(io: CliIo): Command {
       });
       // A call to an MCP tool whose server is still starting waits for the servers to settle.
       if (calls.some((call) => isMcpToolName(call.name) && !session.agent.registry.has(call.name))) await session.whenMcpSettled();
-      const results = await executor.execute(calls, { signal: io.interrupt });
-      if (live) io.stderr.write('\r\x1b[2K');
-      if (flags.json) writeJsonResults(io.stdout, results);
-      else writeTranscript(io.stdout, calls, results);
+      const writer = flags.json ? jsonResultWriter(io.stdout) : transcriptWriter(io.stdout, calls);
+      const startPrinting = () => {
+        if (live && !printing) io.stderr.write('\r\x1b[2K');
+        printing = true;
+      };
+      await executor.executeEach(
+        calls,
+        (result, index) => {
+          startPrinting();
+          writer.write(result, index);
+        },
+        { signal: io.interrupt },
+      );
+      startPrinting();
+      writer.end();
     } finally {
       terminal?.dispose();
       await session.dispose();

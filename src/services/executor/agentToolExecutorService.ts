@@ -30,6 +30,7 @@ import type {
   ToolCallFinishedEvent,
   ToolCallGuard,
   ToolCallResult,
+  ToolCallResultSink,
   ToolCallStartedEvent,
   ToolProgressEvent,
   WillExecuteListener,
@@ -124,7 +125,13 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   }
 
   async execute(calls: readonly ToolCall[], options: ExecuteOptions = {}): Promise<ToolCallResult[]> {
-    if (calls.length === 0) return [];
+    const results: ToolCallResult[] = [];
+    await this.executeEach(calls, (result) => results.push(result), options);
+    return results;
+  }
+
+  async executeEach(calls: readonly ToolCall[], onResult: ToolCallResultSink, options: ExecuteOptions = {}): Promise<void> {
+    if (calls.length === 0) return;
     const signal = options.signal ?? NEVER_ABORTED;
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
     try {
@@ -133,27 +140,48 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       // One check per batch: without a registered tracer provider no call makes a span.
       const tracer = activeTracer();
       const run: BatchRun = { scheduler, watch, stopped: false, ...(tracer ? { trace: { tracer, parent: context.active() } } : {}) };
-      const results: Promise<ToolCallResult>[] = [];
       // At most this many calls are between preflight and their end: a batch of 10,000 calls does
       // not hold 10,000 resolutions and suspended calls at once. Later calls only ever wait for
       // earlier ones, so the earliest unfinished call can always go on and the window always moves.
       const window = new CallWindow(Math.max(MIN_PREFLIGHT_WINDOW, PREFLIGHT_WINDOW_PER_SLOT * maxRunning));
       const cursor: PreflightCursor = { stopped: false };
+      // Results go to onResult in call order through this chain, each as soon as it and the ones
+      // before it are in; nothing here keeps a result after that.
+      let delivered: Promise<void> = Promise.resolve();
+      let sinkFailure: { readonly error: unknown } | undefined;
+      const deliver = (result: ToolCallResult, index: number) => {
+        if (sinkFailure) return;
+        try {
+          onResult(result, index);
+        } catch (error) {
+          sinkFailure = { error };
+        }
+      };
+      let last: Promise<ToolCallResult> | undefined;
       let waitForLast = false;
-      while (results.length < calls.length) {
+      let next = 0;
+      // A sink that throws ends the batch: calls not yet preflighted do not run for nobody.
+      while (next < calls.length && !sinkFailure) {
         // Preflight stopped after a call whose later calls must see what it did (select_tools
         // loads tools): they are preflighted once it has finished.
-        if (waitForLast) await results[results.length - 1];
+        if (waitForLast) await last;
         await window.untilRoom();
-        const from = results.length;
+        const from = next;
         const chunk = await preflight(calls, from, window.room, cursor, signal, watch, run.scheduler, this.preflightDeps);
         waitForLast = chunk.waitForLast;
         // Each call holds its own entry until it ends: a finished call's arguments, execution and
         // accesses are not kept until the whole batch is done.
-        chunk.entries.forEach((entry, i) => results.push(window.track(this.runCall(calls[from + i]!, entry, run))));
+        chunk.entries.forEach((entry, i) => {
+          const index = from + i;
+          const result = window.track(this.runCall(calls[index]!, entry, run));
+          last = result;
+          delivered = delivered.then(() => result).then((r) => deliver(r, index));
+        });
+        next += chunk.entries.length;
         chunk.entries.length = 0;
       }
-      return await Promise.all(results);
+      await delivered;
+      if (sinkFailure) throw sinkFailure.error;
     } finally {
       watch.dispose();
     }

@@ -53,6 +53,9 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Receives the results of `executeEach`, in call order, with each result's index in the batch. */
+export type ToolCallResultSink = (result: ToolCallResult, index: number) => void;
+
 export interface ToolCallStartedEvent {
   readonly toolCallId: string;
   readonly name: string;
@@ -178,6 +181,14 @@ export type MissingToolDescriber = (name: string) => string | undefined;
  */
 export interface IAgentToolExecutorService {
   execute(calls: readonly ToolCall[], options?: ExecuteOptions): Promise<ToolCallResult[]>;
+  /**
+   * `execute` for a host that writes results out as they come (the CLI's `run`): each result goes
+   * to `onResult` in call order as soon as it and every earlier one are in, and the executor keeps
+   * none of them, so a batch of thousands of calls never holds all its results at once. If
+   * `onResult` throws, no later result is delivered, calls not yet started do not run, and the
+   * promise rejects with that error once the started calls have ended.
+   */
+  executeEach(calls: readonly ToolCall[], onResult: ToolCallResultSink, options?: ExecuteOptions): Promise<void>;
 
   /** Listeners run by `order` (approval is order 0), then in registration order. */
   onBeforeExecuteTool(listener: BeforeExecuteListener, options?: BeforeHookOptions): IDisposable;

@@ -5,7 +5,7 @@ import { ToolAccesses, type ToolAccesses as Accesses } from '../../../src/tool/a
 import { ToolScheduler } from '../../../src/services/executor/toolScheduler';
 import { approveAll, FakeHost } from '../../helpers/fakeHost';
 import { useTempDir } from '../../helpers/tempDir';
-import { deferred } from '../../helpers/async';
+import { deferred, waitFor } from '../../helpers/async';
 import { testTool } from '../../helpers/testTools';
 import { expectPairedEvents, type Harness, openHarness } from '../../helpers/agentHarness';
 
@@ -296,6 +296,71 @@ test("what a finished call's tool returned is let go while later calls of its ba
   expect(returned.map((ref) => ref.deref())).toEqual([undefined, undefined, undefined]);
   held.resolve();
   expect((await pending).map((r) => r.output)).toEqual(['first', 'held']);
+});
+
+describe('executeEach', () => {
+  const idTool = (holds: Map<string, Promise<void>>) =>
+    testTool<{ id: string }>('T', {
+      approval: 'auto',
+      // Declared to touch nothing, so the calls run side by side.
+      accesses: () => [],
+      execute: async ({ id }) => {
+        await holds.get(id);
+        return { output: id };
+      },
+    });
+
+  test('hands each result over in call order, as soon as it and the earlier ones are in', async () => {
+    const gate = deferred();
+    h = openHarness({ cwd: dir.path, tools: [idTool(new Map([['a', gate.promise]]))] });
+    const got: string[] = [];
+    const pending = h.agent.executor.executeEach(
+      ['a', 'b', 'c'].map((id) => ({ id, name: 'T', arguments: { id } })),
+      (result, index) => got.push(`${index}:${String(result.output)}`),
+    );
+    // b and c are done, but a is not: nothing may be handed over out of order.
+    await waitFor(() => h.events.includes('finished:c:executed'), { what: 'c to finish' });
+    expect(got).toEqual([]);
+    gate.resolve();
+    await pending;
+    expect(got).toEqual(['0:a', '1:b', '2:c']);
+  });
+
+  test('keeps no result it has handed over while later calls of the batch still run', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const held = deferred();
+    h = openHarness({ cwd: dir.path, tools: [idTool(new Map([['held', held.promise]]))] });
+    const handed: WeakRef<object>[] = [];
+    const pending = h.agent.executor.executeEach(
+      ['first', 'held'].map((id) => ({ id, name: 'T', arguments: { id } })),
+      (result) => handed.push(new WeakRef(result)),
+    );
+    await waitFor(() => handed.length === 1, { what: 'the first result' });
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setImmediate(r));
+      gc();
+    }
+    expect(handed[0]!.deref()).toBeUndefined();
+    held.resolve();
+    await pending;
+    expect(handed).toHaveLength(2);
+  });
+
+  test('a sink that throws: no later result is handed over, calls not started do not run, and the error is the promise\'s', async () => {
+    h = openHarness({ cwd: dir.path, tools: [idTool(new Map())], config: { executor: { maxConcurrentCalls: 1 } } });
+    const got: number[] = [];
+    const calls = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, name: 'T', arguments: { id: `c${i}` } }));
+    await expect(
+      h.agent.executor.executeEach(calls, (_result, index) => {
+        got.push(index);
+        throw new Error('stdout is gone');
+      }),
+    ).rejects.toThrow('stdout is gone');
+    expect(got).toEqual([0]);
+    // The first preflight window (128 calls with one run slot) had started; the rest never ran.
+    expect(h.startedEvents.length).toBeLessThan(calls.length);
+  });
 });
 
 describe('ToolScheduler', () => {
