@@ -11,6 +11,7 @@ import {
   providerErrorMessage,
   retryAfterMs,
 } from './chatCompletionsWire';
+import { abortableDelay } from '../../base/delay';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_RETRIES = 3;
@@ -73,20 +74,6 @@ class UsageSum {
   }
 }
 
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function checkedOptions(options: OpenAiChatRunnerOptions): OpenAiChatRunnerOptions {
   let url: URL;
@@ -214,7 +201,7 @@ export class OpenAiChatSubagentRunner implements ISubagentRunner {
         const gaveUp = attempt >= maxRetries ? `after ${attempt + 1} attempts` : `it asks to wait ${Math.ceil(delayMs / 1000)} s, more than maxRetryWaitS`;
         return { kind: 'failed', error: `${outcome.error} (gave up: ${gaveUp}).`, ...(after !== undefined ? { retryAfterMs: after } : {}) };
       }
-      await wait(delayMs, signal);
+      await abortableDelay(delayMs, signal);
       if (signal.aborted) return { kind: 'aborted' };
     }
   }

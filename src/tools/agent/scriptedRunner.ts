@@ -1,5 +1,6 @@
 import type { ToolCallResult } from '../../services/executor/toolExecutor';
 import type { ISubagentRunner, SubagentRunRequest, SubagentRunResult, SubagentUsage } from './contract';
+import { abortableDelay } from '../../base/delay';
 
 /** One tool call of a script: `args` is sent as JSON text, as a model would. */
 export interface ScriptedToolCall {
@@ -29,20 +30,6 @@ export interface ScriptedRun {
   result?: SubagentRunResult;
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * A runner without a model, for tests and hosts: it plays a script through the child's real
@@ -71,7 +58,7 @@ export class ScriptedSubagentRunner implements ISubagentRunner {
     const turn = async (): Promise<boolean> => {
       turns++;
       onEvent({ type: 'turn', turn: turns });
-      await delay(script.turnDelayMs ?? 0, signal);
+      await abortableDelay(script.turnDelayMs ?? 0, signal);
       return !signal.aborted;
     };
     for (const batch of script.batches ?? []) {

@@ -15,7 +15,7 @@ import {
   type StartAgentTaskOptions,
   type StartProcessTaskOptions,
   type TaskInfo,
-  TaskLimitError,
+  assertTaskCanStart,
   type TaskOutputRequest,
   type TaskOutputSlice,
   type TaskStatus,
@@ -80,14 +80,7 @@ export class AgentTaskService implements IAgentTaskService {
   }
 
   private assertCanStart(): void {
-    if (this.disposed) throw new Error('The agent has ended; no task can start.');
-    const max = this.config.section(tasksConfig).maxRunning;
-    if (this.runningCount >= max) {
-      throw new TaskLimitError(
-        `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
-          `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
-      );
-    }
+    assertTaskCanStart(this.disposed, this.runningCount, this.config.section(tasksConfig).maxRunning);
   }
 
   startAgent(options: StartAgentTaskOptions): TaskInfo {

@@ -109,6 +109,17 @@ export class TaskLimitError extends Error {
   override readonly name = 'TaskLimitError';
 }
 
+/** Throws unless a task service may start one more task (every implementation applies the same rule and words). */
+export function assertTaskCanStart(disposed: boolean, running: number, max: number): void {
+  if (disposed) throw new Error('The agent has ended; no task can start.');
+  if (running >= max) {
+    throw new TaskLimitError(
+      `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
+        `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
+    );
+  }
+}
+
 /**
  * The background tasks of one agent (Agent scope): shell processes and background subagents. It
  * owns their processes: each runs in its own process group with its output in a log file under the agent's data directory, and every

@@ -10,7 +10,7 @@ import {
   type StartAgentTaskOptions,
   type StartProcessTaskOptions,
   type TaskInfo,
-  TaskLimitError,
+  assertTaskCanStart,
   type TaskOutputRequest,
   type TaskOutputSlice,
   type TaskWaitResult,
@@ -89,14 +89,7 @@ export class QueuedTaskService implements IAgentTaskService {
   }
 
   private assertCanStart(): void {
-    if (this.disposed) throw new Error('The agent has ended; no task can start.');
-    const max = this.options.maxRunning;
-    if (this.runningCount >= max) {
-      throw new TaskLimitError(
-        `Too many background tasks are running (${max} of ${max}; config tasks.maxRunning). ` +
-          `Wait for one to finish with WaitFor, or stop one you no longer need with TaskStop; TaskList shows them.`,
-      );
-    }
+    assertTaskCanStart(this.disposed, this.runningCount, this.options.maxRunning);
   }
 
   startProcess(options: StartProcessTaskOptions): TaskInfo {
