@@ -269,13 +269,27 @@ describe('AgentSwarm approval and scheduling', () => {
 
   test('no "only call in its batch" rule: a read-only swarm runs beside a parent Read; a writing one is ordered against a parent Write', async () => {
     fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'alpha\n');
-    const h = open(new ScriptedSubagentRunner({ turnDelayMs: 200, text: 'ok' }));
+    // The read-only children end only once the parent's Read has finished: were the swarm ordered
+    // before the Read, they would wait in vain and end failed (no timing involved).
+    let readFinished!: () => void;
+    const parentRead = new Promise<void>((resolve) => (readFinished = resolve));
+    const waitForRead = (): Promise<boolean> =>
+      Promise.race([parentRead.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 10_000, false).unref())]);
+    const gated: ISubagentRunner = {
+      run: async (request) => ((await waitForRead()) ? { status: 'completed', text: `ok ${itemOf(request)}`, turns: 1 } : { status: 'failed', text: '', error: 'the Read never ran beside me', turns: 1 }),
+    };
+    const h = open(gated);
+    h.agent.executor.onToolCallFinished((e) => {
+      if (e.toolCallId === 'read') readFinished();
+    });
     const results = await h.agent.executor.execute([
       { id: 'swarm', name: 'AgentSwarm', arguments: JSON.stringify(swarm(['a', 'b'])) },
       { id: 'read', name: 'Read', arguments: JSON.stringify({ path: 'a.txt' }) },
     ]);
     expect(results.map((r) => r.outcome)).toEqual(['executed', 'executed']);
-    expect(h.events.indexOf('finished:read:executed')).toBeLessThan(h.events.indexOf('finished:swarm:executed'));
+    expect(outputText(results[0]!.output)).not.toContain('never ran beside me');
+    expect(outputText(results[0]!.output)).toContain('ok a');
+    h.app.get(ISubagentRunnerService).bind(new ScriptedSubagentRunner({ turnDelayMs: 200, text: 'ok' }));
 
     h.events.length = 0;
     const ordered = await h.agent.executor.execute([
