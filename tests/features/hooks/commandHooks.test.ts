@@ -149,16 +149,23 @@ describe('PreToolUse command hooks', () => {
   });
 
   test('several matching hooks run in parallel; deny wins and each reason is given', async () => {
-    const slow = (name: string, body: string) => ({ type: 'command' as const, command: script(name, `sleep 0.5; ${body}`) });
-    const { h } = open({
-      PreToolUse: [{ hooks: [slow('a.sh', 'exit 0'), slow('b.sh', 'echo "reason b" >&2; exit 2')] }, { matcher: 'Echo', hooks: [slow('c.sh', 'echo "reason c" >&2; exit 2')] }],
+    // Each hook marks that it started, then waits (at most 5 s) until all three have started: run
+    // one after another, the first would give up alone and no hook would see the other two.
+    const marks = ['a', 'b', 'c'].map((n) => JSON.stringify(nodePath.join(fx.dir, `started-${n}`)));
+    const rendezvous = (name: string, body: string) => ({
+      type: 'command' as const,
+      command: script(
+        `${name}.sh`,
+        `touch ${marks[name.charCodeAt(0) - 97]}\nfor i in $(seq 100); do [ -e ${marks[0]} ] && [ -e ${marks[1]} ] && [ -e ${marks[2]} ] && break; sleep 0.05; done\n` +
+          `[ -e ${marks[0]} ] && [ -e ${marks[1]} ] && [ -e ${marks[2]} ] && touch ${JSON.stringify(nodePath.join(fx.dir, `together-${name}`))}\n${body}`,
+      ),
     });
-    const started = performance.now();
+    const { h } = open({
+      PreToolUse: [{ hooks: [rendezvous('a', 'exit 0'), rendezvous('b', 'echo "reason b" >&2; exit 2')] }, { matcher: 'Echo', hooks: [rendezvous('c', 'echo "reason c" >&2; exit 2')] }],
+    });
     const result = await h.call('Echo', {});
-    const elapsed = performance.now() - started;
     expect(outputText(result.output)).toBe('Tool "Echo" was blocked by a PreToolUse hook: reason b\nreason c');
-    // Three hooks of 0.5 s each, one after another, would take 1.5 s.
-    expect(elapsed).toBeLessThan(1300);
+    expect(fs.readdirSync(fx.dir).filter((f) => f.startsWith('together-')).sort()).toEqual(['together-a', 'together-b', 'together-c']);
   });
 
   test('a hook that hangs is killed at its timeout, with its children, and does not block', async () => {
