@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, runCliProcess } from '../helpers/cliProcess';
+import { CLI, cliStdioEnv, runCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 
 jest.setTimeout(60_000);
@@ -112,7 +112,7 @@ describe('config features in the CLI', () => {
   });
 
   test('`toolhost mcp serve` serves the tools of configured features', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--no-watch', ...CONFIG], cwd: ws, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--no-watch', ...CONFIG], cwd: ws, env: cliStdioEnv(), stderr: 'pipe' });
     let stderr = '';
     transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const client = new Client({ name: 'e2e-client', version: '1.0.0' });

@@ -11,7 +11,7 @@ import {
   type Progress,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, runCliProcess, startCliProcess } from '../helpers/cliProcess';
+import { CLI, cliStdioEnv, runCliProcess, startCliProcess } from '../helpers/cliProcess';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
 import { deferred, waitFor } from '../helpers/async';
 import { ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/processes';
@@ -45,7 +45,7 @@ afterEach(async () => {
 
 /** Starts `toolhost mcp serve` (the built CLI) and connects the SDK client to it over stdio. */
 async function serve(args: string[], options: { elicitation?: (request: ElicitRequest, signal: AbortSignal) => ElicitResult | Promise<ElicitResult> } = {}): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', ...args], cwd: root, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', ...args], cwd: root, env: cliStdioEnv(), stderr: 'pipe' });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: options.elicitation ? { elicitation: {} } : {} });

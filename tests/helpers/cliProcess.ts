@@ -10,6 +10,11 @@ export function cliEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, HOME: testHome(), ...env };
 }
 
+/** cliEnv without unset entries, as the MCP SDK's StdioClientTransport takes an environment. */
+export function cliStdioEnv(env: NodeJS.ProcessEnv = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(cliEnv(env)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 export interface CliRun {
   readonly code: number | null;
   readonly stdout: string;
