@@ -132,3 +132,35 @@ export interface ICronScheduler {
   readonly onFireError: Event<{ readonly key: string; readonly error: unknown }>;
 }
 export const ICronScheduler = createServiceId<ICronScheduler>('CronScheduler');
+
+/**
+ * What fires one agent's cron jobs (Agent scope), chosen by the host's configuration: the App's
+ * timer (ICronScheduler), one occurrence at a time, in this process; or (`scale.jobs.cron:
+ * "queue"`) a BullMQ job scheduler per job, shared by every process that hosts an agent of that
+ * id, so each occurrence is taken by one of them. The cron service keeps its logic (what is due,
+ * late, coalesced, expired) for both; a trigger only says when to look at a job.
+ */
+export interface ICronTrigger {
+  /**
+   * True: other processes fire the same jobs and change the same state, so the service reads the
+   * jobs from the store before each change and claims an occurrence (compare-and-set of its
+   * cursor) before delivering it.
+   */
+  readonly shared: boolean;
+  /** Who is told of a due occurrence (set once, by the agent's cron service); the promise settles once it is handled. */
+  start(onFire: (jobId: string, firing: CronTimerFiring) => Promise<void>): void;
+  /** Makes `job` fire at `at`, its next occurrence (a queue: its schedule from then on; again for the same job changes nothing). */
+  arm(job: CronJobSpec, at: number): Promise<void>;
+  /** The job was deleted or ended: it fires no more. */
+  disarm(jobId: string): Promise<void>;
+}
+export const ICronTrigger = createServiceId<ICronTrigger>('CronTrigger');
+
+/**
+ * Optional (Agent scope): another feature (scale) binds it to fire jobs from a queue. Undefined
+ * from `create`: the App's timer.
+ */
+export interface ICronTriggerFactory {
+  create(): ICronTrigger | undefined;
+}
+export const ICronTriggerFactory = createServiceId<ICronTriggerFactory>('CronTriggerFactory');
