@@ -92,9 +92,12 @@ export class AgentCronService implements IAgentCronService {
     loadCronCalculator();
     // Resolved only for an active agent: a queue trigger opens a BullMQ worker.
     this.trigger = services.get(ICronTrigger);
-    this.trigger.start((id, firing) =>
-      this.run(() => this.onTimer(id, firing)).catch((error: unknown) => this.warningEmitter.fire(`Cron job ${id} of agent ${this.owner.agentId} failed to fire: ${errorMessage(error)}`)),
-    );
+    this.trigger.start({
+      fire: (id, firing) =>
+        this.run(() => this.onTimer(id, firing)).catch((error: unknown) => this.warningEmitter.fire(`Cron job ${id} of agent ${this.owner.agentId} failed to fire: ${errorMessage(error)}`)),
+      next: (cron, timezone, after) => parseCronSchedule(cron, timezone, { seconds: this.seconds }).next(after),
+      warn: (message) => this.warningEmitter.fire(message),
+    });
     this.run(() => this.load()).catch((error: unknown) => this.warningEmitter.fire(`The cron jobs of agent ${this.owner.agentId} could not be loaded: ${errorMessage(error)}`));
   }
 

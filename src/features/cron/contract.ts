@@ -133,6 +133,19 @@ export interface ICronScheduler {
 }
 export const ICronScheduler = createServiceId<ICronScheduler>('CronScheduler');
 
+/** What a trigger calls back: the agent's cron service. */
+export interface CronTriggerHandlers {
+  /** An occurrence of job `jobId` is due; the promise settles (never rejects) once it is handled. */
+  fire(jobId: string, firing: CronTimerFiring): Promise<void>;
+  /**
+   * The first occurrence of `cron` in `timezone` strictly after `after` (undefined: none): the
+   * service's own calendar, so a queue's schedule agrees with what the service counts as due.
+   */
+  next(cron: string, timezone: string, after: number): number | undefined;
+  /** Something went wrong outside a fire (the queue's connection, a scheduler that could not be set). */
+  warn(message: string): void;
+}
+
 /**
  * What fires one agent's cron jobs (Agent scope), chosen by the host's configuration: the App's
  * timer (ICronScheduler), one occurrence at a time, in this process; or (`scale.jobs.cron:
@@ -147,8 +160,8 @@ export interface ICronTrigger {
    * cursor) before delivering it.
    */
   readonly shared: boolean;
-  /** Who is told of a due occurrence (set once, by the agent's cron service); the promise settles once it is handled. */
-  start(onFire: (jobId: string, firing: CronTimerFiring) => Promise<void>): void;
+  /** Set once, by the agent's cron service, before it arms anything. */
+  start(handlers: CronTriggerHandlers): void;
   /** Makes `job` fire at `at`, its next occurrence (a queue: its schedule from then on; again for the same job changes nothing). */
   arm(job: CronJobSpec, at: number): Promise<void>;
   /** The job was deleted or ended: it fires no more. */

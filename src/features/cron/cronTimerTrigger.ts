@@ -1,12 +1,12 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
-import { type CronJobSpec, type CronTimerFiring, ICronScheduler, type ICronTrigger } from './contract';
+import { type CronJobSpec, type CronTriggerHandlers, ICronScheduler, type ICronTrigger } from './contract';
 
 /** ICronTrigger on the App's one timer: one scheduler entry per job, for its next occurrence, in this process only. */
 @injectable()
 export class CronTimerTrigger implements ICronTrigger {
   readonly shared = false;
-  private onFire: ((jobId: string, firing: CronTimerFiring) => Promise<void>) | undefined;
+  private handlers: CronTriggerHandlers | undefined;
   private readonly armed = new Set<string>();
   private readonly agentId: string;
 
@@ -17,8 +17,8 @@ export class CronTimerTrigger implements ICronTrigger {
     this.agentId = options.id;
   }
 
-  start(onFire: (jobId: string, firing: CronTimerFiring) => Promise<void>): void {
-    this.onFire = onFire;
+  start(handlers: CronTriggerHandlers): void {
+    this.handlers = handlers;
   }
 
   async arm(job: CronJobSpec, at: number): Promise<void> {
@@ -26,7 +26,7 @@ export class CronTimerTrigger implements ICronTrigger {
     this.armed.add(id);
     this.scheduler.schedule(this.entryKey(id), at, (firing) => {
       this.armed.delete(id);
-      void this.onFire?.(id, firing);
+      void this.handlers?.fire(id, firing);
     });
   }
 
@@ -40,7 +40,7 @@ export class CronTimerTrigger implements ICronTrigger {
   dispose(): void {
     for (const id of this.armed) this.scheduler.cancel(this.entryKey(id));
     this.armed.clear();
-    this.onFire = undefined;
+    this.handlers = undefined;
   }
 
   private entryKey(id: string): string {
