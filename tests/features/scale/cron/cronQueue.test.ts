@@ -119,7 +119,7 @@ describeWithRedis('cron jobs as BullMQ job schedulers (scale.jobs.cron "queue")'
     expect(await schedulers()).toEqual([expect.objectContaining({ key: id, pattern: '* * * * * *', tz: 'UTC' })]);
   });
 
-  test('arming again (a second instance, a restart) leaves exactly one scheduler per job and keeps its pending fire', async () => {
+  test('arming again (a second instance, a restart) leaves exactly one scheduler per job, unchanged', async () => {
     const a = instance();
     await a.cron.settled();
     const id = await create(a, { cron: '0 9 * * *' });
