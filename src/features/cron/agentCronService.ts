@@ -93,8 +93,11 @@ export class AgentCronService implements IAgentCronService {
     // Resolved only for an active agent: a queue trigger opens a BullMQ worker.
     this.trigger = services.get(ICronTrigger);
     this.trigger.start({
-      fire: (id, firing) =>
-        this.run(() => this.onTimer(id, firing)).catch((error: unknown) => this.warningEmitter.fire(`Cron job ${id} of agent ${this.owner.agentId} failed to fire: ${errorMessage(error)}`)),
+      fire: (id, firing) => {
+        // Gone: the queue gives the fire to another process of the agent.
+        if (this.disposed) return Promise.reject(new CronError(`Agent ${this.owner.agentId} was disposed in this process; its cron fires are for another.`));
+        return this.run(() => this.onTimer(id, firing)).catch((error: unknown) => this.warningEmitter.fire(`Cron job ${id} of agent ${this.owner.agentId} failed to fire: ${errorMessage(error)}`));
+      },
       next: (cron, timezone, after) => parseCronSchedule(cron, timezone, { seconds: this.seconds }).next(after),
       warn: (message) => this.warningEmitter.fire(message),
     });
@@ -278,7 +281,9 @@ export class AgentCronService implements IAgentCronService {
       const job = state.jobs.find((j) => j.id === id);
       claimed = undefined;
       if (!job) return undefined;
-      const hint = firing !== undefined && firing.scheduledAt > job.cursor ? firing.scheduledAt : undefined;
+      // The timer's entry is the occurrence after the cursor (it saves a computation); a queue's fire
+      // may be for an older one when another process claimed since: the cursor decides there.
+      const hint = !this.trigger?.shared && firing !== undefined && firing.scheduledAt > job.cursor ? firing.scheduledAt : undefined;
       const advance = this.advance(job, now, reason, hint);
       claimed = { job, advance };
       return advance.job === job ? undefined : { ...state, jobs: replaceJob(state.jobs, id, advance.job) };

@@ -135,7 +135,7 @@ export const ICronScheduler = createServiceId<ICronScheduler>('CronScheduler');
 
 /** What a trigger calls back: the agent's cron service. */
 export interface CronTriggerHandlers {
-  /** An occurrence of job `jobId` is due; the promise settles (never rejects) once it is handled. */
+  /** An occurrence of job `jobId` is due; the promise settles once it is handled, and rejects only when the service was disposed (a queue then gives the fire to another process). */
   fire(jobId: string, firing: CronTimerFiring): Promise<void>;
   /**
    * The first occurrence of `cron` in `timezone` strictly after `after` (undefined: none): the

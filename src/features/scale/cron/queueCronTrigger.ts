@@ -100,8 +100,9 @@ export class QueueCronTrigger implements ICronTrigger {
       await this.queue.upsertJobScheduler(job.id, repeat, {
         name: 'cron-fire',
         data: { jobId: job.id },
-        // A fire's work is in the agent's state; its BullMQ job is not kept.
-        opts: { removeOnComplete: true, removeOnFail: { count: 100 } },
+        // A fire's work is in the agent's state; its BullMQ job is not kept. It fails only when
+        // the process taking it is shutting down: another process takes it again.
+        opts: { removeOnComplete: true, removeOnFail: { count: 100 }, attempts: 3 },
       });
     }
     this.known.set(job.id, signature);
@@ -133,7 +134,7 @@ export class QueueCronTrigger implements ICronTrigger {
 
   private async take(job: Job<CronFireJobData>): Promise<void> {
     const handlers = this.handlers;
-    if (!handlers) return;
+    if (!handlers) throw new Error(`The cron trigger of agent ${this.options.agentId} was disposed in this process; the fire is for another.`);
     // A scheduler's job is for the occurrence it was created for (prevMillis), whenever it is taken.
     const scheduledAt = job.opts.prevMillis ?? job.timestamp;
     await handlers.fire(job.data.jobId, { scheduledAt, now: Date.now() });
