@@ -30,6 +30,8 @@ export interface AgentSessionOptions {
   readonly overrides?: (agent: Container) => void;
   /** Warnings go to stderr as JSON lines (`{"event":"warning","message":…}`), as `run --json` prints its events. */
   readonly jsonWarnings?: boolean;
+  /** `--agent-id` (checked); default the App's first id, `agent-1`. */
+  readonly agentId?: string;
 }
 
 /** A warning on stderr: a `warning: …` line, or a JSON line beside `run --json`'s events. */
@@ -95,7 +97,7 @@ export function openAgentSession(flags: WorkspaceFlags, io: CliIo, options: Agen
   const session = openAppSession(flags, io, options);
   let agent: Agent;
   try {
-    agent = session.createAgent({ overrides: options.overrides });
+    agent = session.createAgent({ ...(options.agentId !== undefined ? { id: options.agentId } : {}), overrides: options.overrides });
   } catch (error) {
     void session.dispose();
     throw error;

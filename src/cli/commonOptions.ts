@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { closestMatch } from '../base/strings';
 import { readConfigFor } from '../services/config/configLoader';
 import { KNOWN_MODEL_CAPABILITIES } from '../services/model/model';
+import { AGENT_ID_PATTERN } from '../features/mcp/serve/http/mcpHttpServer';
 import { SANDBOX_MODES, type SandboxMode } from '../services/runtime/sandboxConfig';
 import { type CliIo, UsageError } from './io';
 
@@ -27,6 +28,19 @@ export function addWorkspaceOptions(command: Command): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--sandbox <mode>', `run Bash and background tasks in a sandbox: ${SANDBOX_MODES.join(' or ')} (default: config "sandbox", else none)`);
+}
+
+/** The help text of `--agent-id` (run, mcp serve). */
+export const AGENT_ID_OPTION_HELP =
+  'the agent\'s id (default agent-1): processes on one Redis (scale.redis.url) that use the same id share its state, tasks and cron jobs';
+
+/** Checks `--agent-id` as the stateless server checks ids in its path (they name folders and Redis keys); a bad one is a usage error. */
+export function parseAgentIdFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!AGENT_ID_PATTERN.test(value)) {
+    throw new UsageError(`--agent-id: ${JSON.stringify(value)} is not an agent id; use 1–64 letters, digits, "_" and "-", starting with a letter or a digit, e.g. "build-bot".`);
+  }
+  return value;
 }
 
 export interface ResolvedWorkspace {

@@ -55,10 +55,10 @@ describe('configuration', () => {
       questions: { timeoutS: 600 },
       notify: { dedupeSeconds: 300, perMinute: 3 },
       plan: { autoApprove: false },
-      cron: { wakeCheckMinutes: 10 },
+      cron: { wakeCheckMinutes: 10, allowSeconds: false },
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
-      scale: { redis: { keyPrefix: 'toolhost:' }, jobs: { backgroundTasks: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 } },
+      scale: { redis: { keyPrefix: 'toolhost:' }, jobs: { backgroundTasks: 'local', cron: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 } },
       skills: { paths: [], listingChars: 8000 },
       media: {
         maxEdgePx: 2_000,

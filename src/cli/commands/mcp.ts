@@ -11,7 +11,7 @@ import { normalizeOrigin, parseHostPort } from '../../features/mcp/serve/http/ht
 import { McpHttpServeError, McpHttpServer } from '../../features/mcp/serve/http/mcpHttpServer';
 import { watchConfigFile } from '../../services/config/configFileWatcher';
 import { openAgentSession, openAppSession, warnAboutInactivePatterns, writeWarning } from '../agentSession';
-import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
+import { AGENT_ID_OPTION_HELP, addWorkspaceOptions, parseAgentIdFlag, type WorkspaceFlags } from '../commonOptions';
 import { type CliIo, stopSignalOf, UsageError } from '../io';
 
 interface ServeFlags extends WorkspaceFlags {
@@ -28,6 +28,7 @@ interface ServeFlags extends WorkspaceFlags {
   readonly maxBody?: string;
   readonly approvalSecretFile?: string;
   readonly instanceId?: string;
+  readonly agentId?: string;
 }
 
 /** Flags that only mean something with --http, as commander names them and as the user types them. */
@@ -108,9 +109,10 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const stdout = io.stdout as unknown as Writable;
   const log = (message: string) => void io.stderr.write(`toolhost: ${message}\n`);
 
+  const agentId = parseAgentIdFlag(flags.agentId);
   const interactions = new McpServeInteractions({ approveAll: flags.yes === true });
   // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
-  const session = openAgentSession(flags, io, { overrides: (container) => interactions.bindTo(container) });
+  const session = openAgentSession(flags, io, { ...(agentId !== undefined ? { agentId } : {}), overrides: (container) => interactions.bindTo(container) });
 
   if (io.stdin.isTTY) log('waiting for an MCP client on stdin: start "toolhost mcp serve" from an MCP client\'s configuration (see docs/mcp-serve.md); Ctrl-C stops it.');
   const realProcess = io.stdout === process.stdout;
@@ -169,6 +171,10 @@ async function serveHttp(flags: ServeFlags, address: string, io: CliIo): Promise
   if (!flags.stateless && flags.maxAgents !== undefined) throw new UsageError('--max-agents needs --stateless: stateful serving keeps one agent per session.');
   if (!flags.stateless && flags.dataDir !== undefined) throw new UsageError('--data-dir needs --stateless: stateful sessions keep their state for as long as they last.');
   if (flags.stateless && flags.sessionIdle !== undefined) throw new UsageError('--session-idle needs stateful serving (without --stateless): stateless serving has no sessions.');
+  if (flags.stateless && flags.agentId !== undefined) {
+    throw new UsageError('--agent-id is for stdio and stateful --http; with --stateless the client names each agent in the path (/mcp/agents/<agentId>).');
+  }
+  const agentId = parseAgentIdFlag(flags.agentId);
   if (flags.stateless && flags.dataDir === undefined) {
     throw new UsageError('--stateless needs --data-dir <dir>: the folder that holds each agent\'s state by agent id; give every instance the same one.');
   }
@@ -186,8 +192,15 @@ async function serveHttp(flags: ServeFlags, address: string, io: CliIo): Promise
 
   // Bad flags, a bad config or an unknown profile fail here, before anything is served (exit code 2).
   const session = openAppSession(flags, io);
-  const createAgent = ({ id, overrides }: { readonly id?: string; readonly overrides: (container: Container) => void }) =>
-    session.createAgent({ ...(id !== undefined ? { id, dataDir: nodePath.join(dataRoot!, id) } : {}), overrides });
+  const createAgent = ({ id, overrides }: { readonly id?: string; readonly overrides: (container: Container) => void }) => {
+    if (id !== undefined) return session.createAgent({ id, dataDir: nodePath.join(dataRoot!, id), overrides });
+    if (agentId === undefined) return session.createAgent({ overrides });
+    // Stateful with --agent-id: every session's agent has that id, so one session at a time.
+    if (session.app.agents.some((a) => a.id === agentId)) {
+      throw new Error(`agent ${agentId} (--agent-id) is in use by another session; end that session first, or serve without --agent-id (a fresh id per session).`);
+    }
+    return session.createAgent({ id: agentId, overrides });
+  };
   try {
     // The profile is checked once now, so a bad one is a usage error rather than a failing first session.
     await session.createAgent({ id: 'mcp-serve-check' }).dispose();
@@ -259,7 +272,8 @@ export function mcpCommand(io: CliIo): Command {
     .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides the server\'s own (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--max-body <bytes>', 'with --http: the largest request body accepted (default 4194304)')
     .option('--approval-secret-file <file>', 'with --stateless: the secret approval tokens are signed with (or TOOLHOST_MCP_APPROVAL_SECRET)')
-    .option('--instance-id <id>', 'with --http: the name in the x-toolhost-instance header and /healthz (default <hostname>-<pid>)');
+    .option('--instance-id <id>', 'with --http: the name in the x-toolhost-instance header and /healthz (default <hostname>-<pid>)')
+    .option('--agent-id <id>', `over stdio or stateful --http (one session at a time): ${AGENT_ID_OPTION_HELP}`);
   addWorkspaceOptions(serveCommand);
   serveCommand.action((flags: ServeFlags) => serve(flags, io));
   mcp.addCommand(serveCommand);

@@ -9,7 +9,7 @@ import type { ToolCall, ToolCallResult } from '../../services/executor/toolExecu
 import { ISessionInteractionService } from '../../services/interaction/interaction';
 import { isMcpToolName, type ToolOutput } from '../../tool/contract';
 import { openAgentSession } from '../agentSession';
-import { addWorkspaceOptions, type WorkspaceFlags } from '../commonOptions';
+import { AGENT_ID_OPTION_HELP, addWorkspaceOptions, parseAgentIdFlag, type WorkspaceFlags } from '../commonOptions';
 import { ApproveAllInteractions, TerminalInteractions, UnattendedInteractions, terminalAvailable } from '../interactions';
 import { type CliIo, InterruptedError, UsageError } from '../io';
 import { PrintingPromptInjection } from '../promptInjection';
@@ -17,6 +17,7 @@ import { PrintingPromptInjection } from '../promptInjection';
 interface RunFlags extends WorkspaceFlags {
   readonly yes?: boolean;
   readonly json?: boolean;
+  readonly agentId?: string;
 }
 
 // Only what is not a call object rejects the batch (not an array, no name, a misspelt key); a
@@ -181,15 +182,18 @@ export function runCommand(io: CliIo): Command {
     .description('run a batch of tool calls through the executor (policy, validation, approval, scheduling, output budget)')
     .argument('[file]', 'a JSON array of {"id"?, "name", "arguments"}; "-" or absent: read stdin')
     .option('--yes', 'approve every call that needs approval')
-    .option('--json', 'print only {"results": [...]} on stdout; progress and events go to stderr as JSON lines');
+    .option('--json', 'print only {"results": [...]} on stdout; progress and events go to stderr as JSON lines')
+    .option('--agent-id <id>', AGENT_ID_OPTION_HELP);
   addWorkspaceOptions(command);
   command.action(async (file: string | undefined, flags: RunFlags) => {
+    const agentId = parseAgentIdFlag(flags.agentId);
     const text = await readInput(file, io);
     const calls = parseBatch(text, file && file !== '-' ? file : 'stdin');
     const interactive = !flags.yes && terminalAvailable(io.stderr.isTTY);
     const terminal = interactive ? new TerminalInteractions(io.stderr) : undefined;
     const session = openAgentSession(flags, io, {
       jsonWarnings: flags.json === true,
+      ...(agentId !== undefined ? { agentId } : {}),
       overrides: (container) => {
         const binding = container.rebind(ISessionInteractionService);
         if (flags.yes) binding.toConstantValue(new ApproveAllInteractions(io.stderr));

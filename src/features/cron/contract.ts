@@ -132,3 +132,48 @@ export interface ICronScheduler {
   readonly onFireError: Event<{ readonly key: string; readonly error: unknown }>;
 }
 export const ICronScheduler = createServiceId<ICronScheduler>('CronScheduler');
+
+/** What a trigger calls back: the agent's cron service. */
+export interface CronTriggerHandlers {
+  /** An occurrence of job `jobId` is due; the promise settles once it is handled, and rejects only when the service was disposed (a queue then gives the fire to another process). */
+  fire(jobId: string, firing: CronTimerFiring): Promise<void>;
+  /**
+   * The first occurrence of `cron` in `timezone` strictly after `after` (undefined: none): the
+   * service's own calendar, so a queue's schedule agrees with what the service counts as due.
+   */
+  next(cron: string, timezone: string, after: number): number | undefined;
+  /** Something went wrong outside a fire (the queue's connection, a scheduler that could not be set). */
+  warn(message: string): void;
+}
+
+/**
+ * What fires one agent's cron jobs (Agent scope), chosen by the host's configuration: the App's
+ * timer (ICronScheduler), one occurrence at a time, in this process; or (`scale.jobs.cron:
+ * "queue"`) a BullMQ job scheduler per job, shared by every process that hosts an agent of that
+ * id, so each occurrence is taken by one of them. The cron service keeps its logic (what is due,
+ * late, coalesced, expired) for both; a trigger only says when to look at a job.
+ */
+export interface ICronTrigger {
+  /**
+   * True: other processes fire the same jobs and change the same state, so the service reads the
+   * jobs from the store before each change and claims an occurrence (compare-and-set of its
+   * cursor) before delivering it.
+   */
+  readonly shared: boolean;
+  /** Set once, by the agent's cron service, before it arms anything. */
+  start(handlers: CronTriggerHandlers): void;
+  /** Makes `job` fire at `at`, its next occurrence (a queue: its schedule from then on; again for the same job changes nothing). */
+  arm(job: CronJobSpec, at: number): Promise<void>;
+  /** The job was deleted or ended: it fires no more. */
+  disarm(jobId: string): Promise<void>;
+}
+export const ICronTrigger = createServiceId<ICronTrigger>('CronTrigger');
+
+/**
+ * Optional (Agent scope): another feature (scale) binds it to fire jobs from a queue. Undefined
+ * from `create`: the App's timer.
+ */
+export interface ICronTriggerFactory {
+  create(): ICronTrigger | undefined;
+}
+export const ICronTriggerFactory = createServiceId<ICronTriggerFactory>('CronTriggerFactory');

@@ -38,15 +38,17 @@ export function assertTimeZone(timezone: string): void {
   }
 }
 
-/** Parses a 5-field expression or a macro in a time zone; throws CronError with what is wrong. */
-export function parseCronSchedule(expression: string, timezone: string): CronSchedule {
+/** Parses a 5-field expression (6 with seconds first, when `seconds`) or a macro in a time zone; throws CronError with what is wrong. */
+export function parseCronSchedule(expression: string, timezone: string, options: { readonly seconds?: boolean } = {}): CronSchedule {
   const text = expression.trim().replace(/\s+/g, ' ');
   if (text === '') throw new CronError(`The cron expression is empty; ${FIELDS_HINT}.`);
   if (text.startsWith('@')) {
     if (!(CRON_MACROS as readonly string[]).includes(text.toLowerCase())) throw new CronError(`Invalid cron expression "${text}": ${FIELDS_HINT}.`);
   } else {
     const fields = text.split(' ').length;
-    if (fields !== 5) throw new CronError(`Invalid cron expression "${text}": it has ${fields} field${fields === 1 ? '' : 's'}; ${FIELDS_HINT}.`);
+    if (fields !== 5 && !(fields === 6 && options.seconds)) {
+      throw new CronError(`Invalid cron expression "${text}": it has ${fields} field${fields === 1 ? '' : 's'}; ${options.seconds ? `${FIELDS_HINT}, or 6 with seconds first` : FIELDS_HINT}.`);
+    }
     // croner reads "?" as "the current time's value", which would depend on when the job was made.
     if (text.includes('?')) throw new CronError(`Invalid cron expression "${text}": "?" is not supported; use "*".`);
   }
@@ -54,7 +56,7 @@ export function parseCronSchedule(expression: string, timezone: string): CronSch
   let cron: CronClass;
   try {
     // legacyMode's OR of day-of-month and day-of-week (standard cron), said explicitly: domAndDow false.
-    cron = new (croner().Cron)(text.toLowerCase().startsWith('@') ? text.toLowerCase() : text, { paused: true, timezone, mode: '5-part', domAndDow: false });
+    cron = new (croner().Cron)(text.toLowerCase().startsWith('@') ? text.toLowerCase() : text, { paused: true, timezone, mode: text.split(' ').length === 6 ? '6-part' : '5-part', domAndDow: false });
   } catch (error) {
     throw new CronError(`Invalid cron expression "${text}": ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -3,6 +3,10 @@ export { createCronFeature } from './cronFeature';
 export {
   IAgentCronService,
   ICronScheduler,
+  ICronTrigger,
+  ICronTriggerFactory,
+  type CronTriggerHandlers,
+  type CronJobSpec,
   CronError,
   CRON_CATCH_UP,
   type CronCatchUp,
@@ -15,6 +19,7 @@ export {
 } from './contract';
 export { AgentCronService } from './agentCronService';
 export { CronScheduler, CLOCK_JUMP_TOLERANCE_MS } from './cronScheduler';
+export { CronTimerTrigger } from './cronTimerTrigger';
 export { cronConfig, CronConfigSchema, type CronConfig } from './cronConfig';
 export { CRON_STATE_KEY, MAX_CRON_JOBS, MAX_PROMPT_BYTES, DEFAULT_EXPIRES_IN_DAYS, MAX_EXPIRES_IN_DAYS, MAX_ONE_SHOT_DAYS, cronFireText } from './cronModel';
 export { CRON_MACROS } from './cronSchedule';

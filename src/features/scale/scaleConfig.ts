@@ -28,6 +28,12 @@ export const ScaleConfigSchema = z.strictObject({
         .describe(
           'Where background Bash tasks (run_in_background) run: "local", in this process; "queue", as BullMQ jobs on `toolhost worker` processes (needs scale.redis.url). Background subagents always run in the agent\'s process.',
         ),
+      cron: z
+        .enum(['local', 'queue'])
+        .default('local')
+        .describe(
+          'How cron jobs (CronCreate) fire: "local", on this process\'s timer; "queue", as BullMQ job schedulers shared by every process that hosts the agent (same agent id and Redis), so each occurrence fires in exactly one of them (needs scale.redis.url).',
+        ),
       outputMaxBytes: z
         .number()
         .int()
@@ -43,6 +49,9 @@ export const ScaleConfigSchema = z.strictObject({
 }).superRefine((scale, context) => {
   if (scale.jobs.backgroundTasks === 'queue' && scale.redis.url === undefined) {
     context.addIssue({ code: 'custom', path: ['jobs', 'backgroundTasks'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });
+  }
+  if (scale.jobs.cron === 'queue' && scale.redis.url === undefined) {
+    context.addIssue({ code: 'custom', path: ['jobs', 'cron'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });
   }
 });
 export const scaleConfig = defineConfigSection('scale', ScaleConfigSchema.prefault({}).describe('Serving past one process: Redis-backed state and BullMQ background work.'));

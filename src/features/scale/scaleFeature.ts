@@ -2,7 +2,9 @@ import { Feature } from '../../di/feature';
 import { IAgentStateStore } from '../../services/agentState/agentState';
 import { FileAgentStateStore } from '../../services/agentState/fileAgentStateStore';
 import { IAgentTaskServiceFactory } from '../../tools/task/contract';
+import { ICronTriggerFactory } from '../cron/contract';
 import { IScaleRedis } from './contract';
+import { QueueCronTriggerFactory } from './cron/queueCronTriggerFactory';
 import { QueuedTaskServiceFactory } from './jobs/queuedTaskServiceFactory';
 import { RedisAgentStateStore } from './redisAgentStateStore';
 import { scaleConfig } from './scaleConfig';
@@ -12,7 +14,9 @@ import { ScaleRedis } from './scaleRedis';
  * Serving past one process: the `scale` config section and the App's Redis (IScaleRedis). With
  * `scale.redis.url` set, agent state lives in Redis (RedisAgentStateStore) instead of the default
  * files, and with `scale.jobs.backgroundTasks: "queue"` background Bash tasks are BullMQ jobs on
- * `toolhost worker` processes. Unset, nothing changes and no Redis client is loaded.
+ * `toolhost worker` processes; with `scale.jobs.cron: "queue"` cron jobs are BullMQ job schedulers
+ * fired by whichever process hosting the agent takes each occurrence. Unset, nothing changes and
+ * no Redis client is loaded.
  */
 export function createScaleFeature() {
   return new Feature('scale')
@@ -28,5 +32,8 @@ export function createScaleFeature() {
       },
       [IScaleRedis],
     )
-    .bindAgent(({ bind }) => bind(IAgentTaskServiceFactory).to(QueuedTaskServiceFactory).inSingletonScope());
+    .bindAgent(({ bind }) => {
+      bind(IAgentTaskServiceFactory).to(QueuedTaskServiceFactory).inSingletonScope();
+      bind(ICronTriggerFactory).to(QueueCronTriggerFactory).inSingletonScope();
+    });
 }

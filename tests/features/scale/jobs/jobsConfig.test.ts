@@ -2,7 +2,7 @@ import { ScaleConfigSchema } from '../../../../src/features/scale/scaleConfig';
 
 describe('scale.jobs', () => {
   test('defaults: background tasks stay local', () => {
-    expect(ScaleConfigSchema.parse({}).jobs).toEqual({ backgroundTasks: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 });
+    expect(ScaleConfigSchema.parse({}).jobs).toEqual({ backgroundTasks: 'local', cron: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 });
   });
 
   test('"queue" without scale.redis.url is refused with what to set', () => {
