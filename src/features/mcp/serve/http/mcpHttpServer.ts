@@ -263,13 +263,14 @@ export class McpHttpServer {
       await agent.dispose();
       throw error;
     }
-    session.transport.handlePost(req, res, body);
-    await untilFinished(res);
-    if (session.server.server.getClientVersion() === undefined) {
-      // The initialize request was refused (and answered so): nothing to keep.
-      await this.closeSession(id, 'its initialize request was refused', { quiet: true });
-      return;
+    try {
+      session.transport.handlePost(req, res, body);
+      await untilFinished(res);
+    } finally {
+      // Refused (and answered so) or failed: nothing to keep.
+      if (session.server.server.getClientVersion() === undefined) await this.closeSession(id, 'its initialize request was refused', { quiet: true });
     }
+    if (session.closing) return;
     this.log(`session ${id} opened (agent ${agent.id})`);
     this.touch(session, -1);
   }
