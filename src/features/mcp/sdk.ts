@@ -11,7 +11,6 @@ type AjvValidatorModule = typeof import('@modelcontextprotocol/sdk/validation/aj
 type ServerModule = typeof import('@modelcontextprotocol/sdk/server/index.js');
 type ServerStdioModule = typeof import('@modelcontextprotocol/sdk/server/stdio.js');
 type SharedStdioModule = typeof import('@modelcontextprotocol/sdk/shared/stdio.js');
-type ServerStreamableHttpModule = typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
 
 export const mcpSdk = {
   client: (): ClientModule => require('@modelcontextprotocol/sdk/client/index.js') as ClientModule,
@@ -21,5 +20,4 @@ export const mcpSdk = {
   server: (): ServerModule => require('@modelcontextprotocol/sdk/server/index.js') as ServerModule,
   serverStdio: (): ServerStdioModule => require('@modelcontextprotocol/sdk/server/stdio.js') as ServerStdioModule,
   sharedStdio: (): SharedStdioModule => require('@modelcontextprotocol/sdk/shared/stdio.js') as SharedStdioModule,
-  serverStreamableHttp: (): ServerStreamableHttpModule => require('@modelcontextprotocol/sdk/server/streamableHttp.js') as ServerStreamableHttpModule,
 };

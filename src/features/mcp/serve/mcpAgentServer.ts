@@ -65,11 +65,6 @@ export interface McpAgentServerOptions {
    * Default on; `false` leaves the runner alone.
    */
   readonly samplingRunner?: boolean | McpSamplingRunnerOptions;
-  /**
-   * Orders calls whose accesses conflict across requests. Servers of one agent that run side by
-   * side (stateless HTTP: a server per request) share one; default: a gate of this server's own.
-   */
-  readonly gate?: AccessGate;
   /** Names each `tools/call` for the executor and may refuse it or add to its result; default: ids `mcp_<n>`. */
   readonly calls?: McpCallPlanner;
 }
@@ -145,7 +140,7 @@ function invalidParams(message: string): Error {
  */
 export class McpAgentServer {
   readonly server: Server;
-  private readonly gate: AccessGate;
+  private readonly gate = new AccessGate();
   private readonly planner: McpCallPlanner | undefined;
   private readonly calls = new Map<string, CallState>();
   private readonly inflight = new Set<Promise<unknown>>();
@@ -176,7 +171,6 @@ export class McpAgentServer {
     this.progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
     this.elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    this.gate = options.gate ?? new AccessGate();
     this.planner = options.calls;
     const cwd = agent.get(IAgentWorkspaceService).cwd;
     this.server = new (mcpSdk.server().Server)(

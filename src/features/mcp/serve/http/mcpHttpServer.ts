@@ -3,12 +3,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import type { Container } from 'inversify';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { errorMessage } from '../../../../base/errors';
 import type { ScopedAgent } from '../../../../services/agentFactory/agentFactory';
 import { ISessionInteractionService } from '../../../../services/interaction/interaction';
 import { mcpSdk } from '../../sdk';
-import { AccessGate } from '../accessGate';
 import { McpAgentServer, type McpAgentServerOptions } from '../mcpAgentServer';
 import { McpServeInteractions } from '../mcpServeInteractions';
 import {
@@ -22,6 +20,7 @@ import {
   sendError,
   sendJson,
 } from './httpGuards';
+import { McpHttpServerTransport, protocolVersionProblem } from './httpServerTransport';
 import { SignedApprovals } from './signedApproval';
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -64,7 +63,7 @@ export interface McpHttpServerOptions {
   readonly instanceId?: string;
   readonly log?: (message: string) => void;
   /** Passed to every McpAgentServer (progress, heartbeats, sampling). */
-  readonly serverOptions?: Omit<McpAgentServerOptions, 'interactions' | 'gate' | 'calls' | 'log'>;
+  readonly serverOptions?: Omit<McpAgentServerOptions, 'interactions' | 'calls' | 'log'>;
 }
 
 /** A refusal to start; the message says how to fix it. */
@@ -75,7 +74,7 @@ export class McpHttpServeError extends Error {
 interface Session {
   readonly agent: ScopedAgent;
   readonly server: McpAgentServer;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: McpHttpServerTransport;
   active: number;
   idleTimer?: NodeJS.Timeout;
   closing?: Promise<void>;
@@ -83,14 +82,17 @@ interface Session {
 
 interface CachedAgent {
   readonly agent: ScopedAgent;
-  readonly gate: AccessGate;
-  readonly approvals: SignedApprovals;
+  /** One SDK Server for every request to the agent, on a transport that keeps their ids apart. */
+  readonly server: McpAgentServer;
+  readonly transport: McpHttpServerTransport;
+  /** Resolves once the server is connected to its transport. */
+  readonly connected: Promise<void>;
   inUse: number;
 }
 
 /**
- * `toolhost mcp serve --http`: the agent's tools over MCP Streamable HTTP (the SDK's transport on
- * node:http). Every request passes the same guards first: `GET /healthz` answers without them;
+ * `toolhost mcp serve --http`: the agent's tools over MCP Streamable HTTP ({@link McpHttpServerTransport}
+ * on node:http: JSON answers, SSE when a request needs it). Every request passes the same guards first: `GET /healthz` answers without them;
  * then a foreign `Origin` is refused (403: DNS rebinding), a missing or wrong bearer token (401),
  * a body over the limit (413, before it is read). Stateful sessions get their own agent and ask
  * approvals by elicitation as over stdio; stateless agents take approvals as signed tokens.
@@ -218,6 +220,9 @@ export class McpHttpServer {
     }
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      return sendError(res, 405, `MCP at ${STATEFUL_PATH} takes POST (messages), GET (the session's stream) and DELETE (end the session), not ${req.method}.`, { allow: 'GET, POST, DELETE' });
+    }
     if (sessionId === undefined) {
       if (req.method === 'POST' && isInitialize(body)) return this.openSession(req, res, body);
       return sendError(res, 400, 'No Mcp-Session-Id header: start a session with an initialize request first.');
@@ -225,10 +230,17 @@ export class McpHttpServer {
     const session = this.sessions.get(sessionId);
     if (!session || session.closing) return sendError(res, 404, `Session ${sessionId} is not open (it ended or idled out after --session-idle); initialize a new one.`);
     // A GET is the client's stream for server messages: it stays open and is not activity.
-    if (req.method === 'GET') return session.transport.handleRequest(req, res, body);
+    if (req.method === 'GET') return session.transport.handleGet(req, res);
+    if (req.method === 'DELETE') {
+      const version = protocolVersionProblem(req);
+      if (version) return sendError(res, 400, version);
+      await this.closeSession(sessionId, 'the client ended it');
+      res.writeHead(200).end();
+      return;
+    }
     this.touch(session, +1);
     try {
-      await session.transport.handleRequest(req, res, body);
+      session.transport.handlePost(req, res, body);
       await untilFinished(res);
     } finally {
       this.touch(session, -1);
@@ -238,35 +250,28 @@ export class McpHttpServer {
   private async openSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const interactions = new McpServeInteractions({ approveAll: this.options.approveAll === true });
     const agent = this.options.createAgent({ overrides: (container) => interactions.bindTo(container) });
-    let server: McpAgentServer;
-    let session: Session | undefined;
+    const id = randomUUID();
+    let session: Session;
     try {
-      server = new McpAgentServer(agent, { ...this.options.serverOptions, interactions, log: this.log });
-      const transport: StreamableHTTPServerTransport = new (mcpSdk.serverStreamableHttp().StreamableHTTPServerTransport)({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          session = { agent, server, transport, active: 1 };
-          this.sessions.set(id, session);
-          this.log(`session ${id} opened (agent ${agent.id})`);
-        },
-        onsessionclosed: (id) => void this.closeSession(id, 'the client ended it'),
-      });
+      const server = new McpAgentServer(agent, { ...this.options.serverOptions, interactions, log: this.log });
+      const transport = new McpHttpServerTransport({ sessionId: id });
       await server.connect(transport);
-      void server.closed.then(() => {
-        if (transport.sessionId !== undefined) void this.closeSession(transport.sessionId, 'its connection closed');
-      });
-      await transport.handleRequest(req, res, body);
-      await untilFinished(res);
+      session = { agent, server, transport, active: 1 };
+      this.sessions.set(id, session);
+      void server.closed.then(() => void this.closeSession(id, 'its connection closed'));
     } catch (error) {
-      if (!session) await agent.dispose();
+      await agent.dispose();
       throw error;
     }
-    if (!session) {
-      // The SDK refused the initialize request (and answered it): nothing to keep.
-      await server.close();
-      await agent.dispose();
-      return;
+    try {
+      session.transport.handlePost(req, res, body);
+      await untilFinished(res);
+    } finally {
+      // Refused (and answered so) or failed: nothing to keep.
+      if (session.server.server.getClientVersion() === undefined) await this.closeSession(id, 'its initialize request was refused', { quiet: true });
     }
+    if (session.closing) return;
+    this.log(`session ${id} opened (agent ${agent.id})`);
     this.touch(session, -1);
   }
 
@@ -281,12 +286,12 @@ export class McpHttpServer {
     session.idleTimer.unref();
   }
 
-  private closeSession(id: string, why: string): Promise<void> {
+  private closeSession(id: string, why: string, options: { readonly quiet?: boolean } = {}): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return Promise.resolve();
     session.closing ??= (async () => {
       if (session.idleTimer) clearTimeout(session.idleTimer);
-      this.log(`session ${id} closed: ${why}`);
+      if (!options.quiet) this.log(`session ${id} closed: ${why}`);
       try {
         await session.server.close();
       } finally {
@@ -312,14 +317,11 @@ export class McpHttpServer {
     }
     const cached = await this.cachedAgent(agentId);
     cached.inUse++;
-    const server = new McpAgentServer(cached.agent, { ...this.options.serverOptions, gate: cached.gate, calls: cached.approvals, log: this.log });
     try {
-      const transport: StreamableHTTPServerTransport = new (mcpSdk.serverStreamableHttp().StreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await cached.connected;
+      cached.transport.handlePost(req, res, body);
       await untilFinished(res);
     } finally {
-      await server.close();
       cached.inUse--;
       this.trimAgents();
     }
@@ -343,7 +345,11 @@ export class McpHttpServer {
       ...(this.options.approvalSecret ? { secret: this.options.approvalSecret } : {}),
     });
     const agent = this.options.createAgent({ id, overrides: (container) => container.rebind(ISessionInteractionService).toConstantValue(approvals) });
-    const entry: CachedAgent = { agent, gate: new AccessGate(), approvals, inUse: 0 };
+    // No sampling runner: stateless serving cannot send the client requests.
+    const server = new McpAgentServer(agent, { ...this.options.serverOptions, samplingRunner: false, calls: approvals, log: this.log });
+    const transport = new McpHttpServerTransport({ cancelOnDisconnect: true });
+    // In the map before it is connected, so that requests arriving meanwhile find this agent.
+    const entry: CachedAgent = { agent, server, transport, connected: server.connect(transport), inUse: 0 };
     this.agents.set(id, entry);
     this.trimAgents();
     return entry;
@@ -361,8 +367,9 @@ export class McpHttpServer {
     const entry = this.agents.get(id);
     if (!entry) return Promise.resolve();
     this.agents.delete(id);
-    const done = entry.agent
-      .dispose()
+    const done = entry.server
+      .close()
+      .then(() => entry.agent.dispose())
       .catch((error: unknown) => this.log(`disposing agent ${id} failed: ${errorMessage(error)}`))
       .finally(() => this.disposing.delete(id));
     this.disposing.set(id, done);
