@@ -65,43 +65,25 @@ function isSshKeyName(base: string): boolean {
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * The gate before the full check: every sensitive path has a base name that starts with one of
- * these names (a secret's own name, `.env.`, an SSH key prefix), ends in one of these
- * extensions, or lies below one of these directories. Built from the lists above, so it cannot
- * drift from them. Glob and Grep ask for every file they list, and most pass this gate with one
- * anchored test of the base name, a set lookup of its extension, and (once per folder, as a
- * listing goes folder by folder) one test of the folder part.
+ * Every sensitive path contains one of these names, ends in one of these extensions, or has one
+ * of these directories as a segment. Most paths match none, and one regex test (built from the
+ * lists above, so it cannot drift from them) lets them through without splitting the path: Glob
+ * and Grep ask for every file they see. (Cheaper-looking gates, a test of the base name and of
+ * the folder part, measured slower: the first look at a concatenated path flattens it, which is
+ * most of the cost of this one test.)
  */
-const SENSITIVE_NAME_START = new RegExp(`(?:${[...SENSITIVE_BASENAMES, '.env.', ...SSH_KEY_PREFIXES].map(escapeRegExp).join('|')})`, 'iy');
-const SENSITIVE_EXTENSION_SET: ReadonlySet<string> = new Set(SENSITIVE_EXTENSIONS);
-const SENSITIVE_SEGMENT = new RegExp(
-  `(?:^|[\\\\/])(?:${SENSITIVE_DIRECTORIES.map((d) => escapeRegExp(d.segments[d.segments.length - 1]!)).join('|')})(?:[\\\\/]|$)`,
+const MAYBE_SENSITIVE = new RegExp(
+  [
+    ...['.env', ...SENSITIVE_BASENAMES, ...SSH_KEY_PREFIXES].map(escapeRegExp),
+    `(?:${SENSITIVE_EXTENSIONS.map(escapeRegExp).join('|')})$`,
+    `(?:^|[\\\\/])(?:${SENSITIVE_DIRECTORIES.map((d) => escapeRegExp(d.segments[d.segments.length - 1]!)).join('|')})(?:[\\\\/]|$)`,
+  ].join('|'),
   'i',
 );
-/** The folder part (up to its last separator) of the path last gated, and whether it holds a sensitive directory. */
-let lastFolder = '';
-let lastFolderSensitive = false;
-
-function maybeSensitive(path: string): boolean {
-  const sep = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
-  // A trailing separator: the base name is a segment further left; the full check finds it.
-  if (sep === path.length - 1) return true;
-  SENSITIVE_NAME_START.lastIndex = sep + 1;
-  if (SENSITIVE_NAME_START.test(path)) return true;
-  const dot = path.lastIndexOf('.');
-  // Every extension in the list has one dot; `.pem` alone is a name, not an extension.
-  if (dot > sep + 1 && SENSITIVE_EXTENSION_SET.has(path.slice(dot).toLowerCase())) return true;
-  if (sep < 0) return false;
-  if (sep + 1 !== lastFolder.length || !path.startsWith(lastFolder)) {
-    lastFolder = path.slice(0, sep + 1);
-    lastFolderSensitive = SENSITIVE_SEGMENT.test(lastFolder);
-  }
-  return lastFolderSensitive;
-}
 
 /** Whether a path names a file that holds secrets. */
 export function isSensitivePath(path: string): boolean {
-  return maybeSensitive(path) && matchesSensitiveRules(path);
+  return MAYBE_SENSITIVE.test(path) && matchesSensitiveRules(path);
 }
 
 /** isSensitivePath without the gate: the rules themselves (exported for the test that the gate lets every sensitive path through). */
