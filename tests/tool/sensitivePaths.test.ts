@@ -1,4 +1,12 @@
-import { isSensitivePath } from '../../src/tool/sensitivePaths';
+import {
+  BACKUP_SUFFIXES,
+  ENV_TEMPLATES,
+  isSensitivePath,
+  matchesSensitiveRules,
+  SENSITIVE_BASENAMES,
+  SENSITIVE_EXTENSIONS,
+  SSH_KEY_PREFIXES,
+} from '../../src/tool/sensitivePaths';
 
 describe('isSensitivePath()', () => {
   test.each<[string, boolean]>([
@@ -56,5 +64,50 @@ describe('isSensitivePath()', () => {
     ['C:\\Users\\u\\.ssh\\id_rsa', true],
   ])('%s → %s', (path, expected) => {
     expect(isSensitivePath(path)).toBe(expected);
+  });
+});
+
+describe('the gate of isSensitivePath()', () => {
+  // Paths built from the pieces the rules look for (names, prefixes, suffixes, extensions,
+  // directories, in mixed case, with either separator, trailing slashes) and from near misses:
+  // the quick gate must let through every path the rules call sensitive.
+  test('lets every sensitive path through to the rules (generated paths)', () => {
+    const names = [
+      ...SENSITIVE_BASENAMES,
+      ...ENV_TEMPLATES,
+      '.env.local',
+      '.envrc',
+      ...SSH_KEY_PREFIXES.flatMap((p) => [p, `${p}.pub`, `${p}-old`, `${p}_x`, ...[...BACKUP_SUFFIXES].map((s) => p + s)]),
+      ...SENSITIVE_EXTENSIONS.flatMap((e) => [e, `a${e}`, `a${e}.txt`, `a${e.toUpperCase()}`]),
+      'known_hosts',
+      'config',
+      'config.json',
+      'hosts.yml',
+      'pubring.kbx',
+      'gpg.conf',
+      'x.pub',
+      'index.ts',
+      'a.tar.gz',
+    ];
+    const dirs = ['', '', '', 'w', 'src', 'lib', 'node_modules/x', '.ssh', '.gnupg', '.aws', '.gcp', '.config', '.config/gcloud', '.azure', '.kube', '.docker', '.password-store', '.config/gh', 'gh', 'x.ssh', '.ssh.d'];
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const mixCase = (text: string): string => [...text].map((ch) => (random(3) === 0 ? ch.toUpperCase() : ch)).join('');
+    let sensitive = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const parts = ['home', dirs[random(dirs.length)]!, dirs[random(dirs.length)]!, names[random(names.length)]!].filter(Boolean);
+      if (random(4) === 0) parts.push(names[random(names.length)]!);
+      const sep = random(5) === 0 ? '\\' : '/';
+      const path = mixCase((random(2) === 0 ? sep : '') + parts.join('/').replace(/\//g, sep) + (random(10) === 0 ? sep : ''));
+      const expected = matchesSensitiveRules(path);
+      if (expected) sensitive++;
+      if (isSensitivePath(path) !== expected) throw new Error(`the gate disagrees with the rules on ${JSON.stringify(path)}`);
+    }
+    // The generator reaches both outcomes often.
+    expect(sensitive).toBeGreaterThan(1_000);
+    expect(20_000 - sensitive).toBeGreaterThan(1_000);
   });
 });

@@ -310,6 +310,11 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
       'gen/b.ts': '',
       'src/c.ts': '',
       'src/gen/d.ts': '',
+      // Re-included by a nested .rgignore and a .ignore: rg's file type still leaves them out, so its list is taken as is.
+      'src/.rgignore': '!*.md\n',
+      'src/notes.md': '',
+      '.ignore': '!*.gen.js\n',
+      'y.gen.js': '',
     });
     fs.mkdirSync(nodePath.join(fx.dir, '.git'));
     // A file type (rg's `--type`) and an ignore file (`--ignore-file`): rg's `-g` would list x.gen.ts.
@@ -317,7 +322,7 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
     expect(ripgrepGlobFilter(compileGlobPattern('**/src/*.ts', fx.dir) as never)).toEqual({ ignoreFile: '*\n!*/\n!**/src/*.ts\n' });
     expect(await walks('*.ts')).toEqual({ ours: ['a.ts', 'src/c.ts'], rg: ['a.ts', 'src/c.ts'] });
     expect(await walks('**/src/*.ts')).toEqual({ ours: ['src/c.ts'], rg: ['src/c.ts'] });
-    expect(await walks('**/*.{ts,md}')).toEqual({ ours: ['a.ts', 'src/c.ts'], rg: ['a.ts', 'src/c.ts'] });
+    expect(await walks('**/*.{ts,md}')).toEqual({ ours: ['a.ts', 'src/c.ts', 'src/notes.md'], rg: ['a.ts', 'src/c.ts', 'src/notes.md'] });
   });
 
   test('the tool hands a big tree to rg, and keeps small trees, narrow patterns and grep.engine builtin in process', async () => {

@@ -525,6 +525,22 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     ]);
   });
 
+  test('files around the 1 MiB read buffer (read to their end without a stat first) are searched whole', async () => {
+    // The builtin engine reads a file into its 1 MiB buffer until the file ends; one that fills
+    // it is stat-ed and read again whole. The match is the last bytes (no final newline): any byte left unread loses it.
+    const MiB = 1024 * 1024;
+    const body = (size: number): string => `${'x'.repeat(99)}\n`.repeat(Math.ceil(size / 100)).slice(0, size - '\nneedle!'.length) + '\nneedle!';
+    writeFiles(fx.dir, { 'under.txt': body(MiB - 1), 'exact.txt': body(MiB), 'over.txt': body(MiB + 1), 'empty.txt': '', 'tiny.txt': 'needle!' });
+    const outputs: string[] = [];
+    for (const engine of ENGINES) {
+      fx.open({ config: { grep: { engine } } });
+      outputs.push(text(await callTool(fx.agent, 'Grep', { pattern: '^needle!$', output_mode: 'count_matches' })));
+      await fx.app.dispose();
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    expect(outputs[0]!.split('\n').slice(1).sort()).toEqual(['exact.txt:1', 'over.txt:1', 'tiny.txt:1', 'under.txt:1']);
+  });
+
   test('matches and context at the borders of the 1 MiB windows agree with ripgrep', async () => {
     // 32-byte lines: each 1 MiB window holds exactly 32,768 lines, so the borders are known.
     const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);

@@ -29,7 +29,8 @@ export function globPatternMatches(pattern: GlobPattern, rel: string, nameAt: nu
  * The files a walk found, whoever walked: secrets counted and left out, the others stamped with
  * their modification time for the newest-first order. On the local disk each file is stat-ed as
  * it is found (a synchronous stat costs less than a thread-pool round trip, and the walk goes on
- * meanwhile in the thread pool or in rg); other runtimes stat them in batches at the end.
+ * meanwhile in the thread pool or in rg), unless `statAsFound` is false (a walk that may be
+ * given up: it stats nothing in vain); other runtimes stat them in batches at the end.
  */
 export class GlobMatches {
   private readonly stamped: Array<[number, string]> = [];
@@ -40,6 +41,7 @@ export class GlobMatches {
   constructor(
     private readonly fs: SearchFs,
     root: string,
+    private readonly statAsFound = true,
   ) {
     this.prefix = root.endsWith('/') ? root : `${root}/`;
   }
@@ -48,17 +50,21 @@ export class GlobMatches {
   add(rel: string): void {
     const path = this.prefix + rel;
     if (isSensitivePath(path)) this.sensitive++;
-    else if (!this.fs.local) this.unstamped.push(rel);
-    else {
-      const mtime = this.fs.local.mtimeMs(path);
-      if (mtime !== undefined) this.stamped.push([mtime, rel]);
-    }
+    else if (!this.fs.local || !this.statAsFound) this.unstamped.push(rel);
+    else this.stamp(this.fs.local, rel);
+  }
+
+  private stamp(local: NonNullable<SearchFs['local']>, rel: string): void {
+    const mtime = local.mtimeMs(this.prefix + rel);
+    if (mtime !== undefined) this.stamped.push([mtime, rel]);
   }
 
   /** The first `wanted` files, newest first; equal times in path order. A file gone before its stat is left out. */
   async finish(timedOut: boolean, wanted: number): Promise<GlobListing> {
     const { stamped, unstamped } = this;
-    for (let i = 0; i < unstamped.length; i += STAT_BATCH) {
+    const local = this.fs.local;
+    if (local) for (const rel of unstamped) this.stamp(local, rel);
+    for (let i = 0; !local && i < unstamped.length; i += STAT_BATCH) {
       const batch = unstamped.slice(i, i + STAT_BATCH);
       const stats = await Promise.all(batch.map((rel) => this.fs.stat(this.prefix + rel).then((s) => s.mtimeMs, () => undefined)));
       batch.forEach((rel, j) => {
@@ -139,7 +145,8 @@ export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern,
   const listing = new FilteredListing(fs, tree);
   const local = fs.local;
   const { dirPrefix, depth } = pattern;
-  const matches = new GlobMatches(fs, root);
+  // A walk with a budget may be given up: its files are stat-ed once it has finished.
+  const matches = new GlobMatches(fs, root, options.entryBudget === Infinity);
 
   const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
     budget -= entries.length;

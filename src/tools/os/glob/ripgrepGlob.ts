@@ -58,9 +58,10 @@ export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: str
 /**
  * Lists the files under `root` that `pattern` matches with `rg --files` walking (on both cores,
  * while this thread stats what it prints): the same files as listGlob, since rg follows the same
- * rules. Each path rg prints is matched again with our compiled pattern, which also drops files
- * that an ignore file re-includes (`!keep.js`) without the pattern matching them. Undefined when
- * rg could not run: the caller walks itself.
+ * rules. rg decides a file type after the ignore files, and a file they re-include (`!keep.js`)
+ * still has to be of the type, so rg's list is final. With the ignore-file form a re-included
+ * file is listed whatever its name: each path is then matched again with our compiled pattern.
+ * Undefined when rg could not run: the caller walks itself.
  */
 export async function listGlobWithRipgrep(
   rgPath: string,
@@ -71,7 +72,7 @@ export async function listGlobWithRipgrep(
   const filter = ripgrepGlobFilter(pattern);
   const argOptions = { includeIgnored: options.includeIgnored, insideRepository: repositoryEncloses(root) };
   const wanted = options.wanted ?? Infinity;
-  if ('type' in filter) return walk(rgPath, root, ripgrepGlobArgs(filter, argOptions), pattern, options.signal, wanted);
+  if ('type' in filter) return walk(rgPath, root, ripgrepGlobArgs(filter, argOptions), undefined, options.signal, wanted);
   const dir = await fsp.mkdtemp(nodePath.join(os.tmpdir(), 'toolhost-glob-'));
   try {
     const ignoreFilePath = nodePath.join(dir, 'pattern.ignore');
@@ -82,7 +83,8 @@ export async function listGlobWithRipgrep(
   }
 }
 
-function walk(rgPath: string, root: string, args: string[], pattern: GlobPattern, signal: AbortSignal, wanted: number): Promise<GlobListing | undefined> {
+/** `recheck`: the pattern that each listed path must match too (undefined: rg's list is final). */
+function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern | undefined, signal: AbortSignal, wanted: number): Promise<GlobListing | undefined> {
   const matches = new GlobMatches(localSearchFs, root);
   return new Promise((resolve) => {
     if (signal.aborted) {
@@ -105,7 +107,7 @@ function walk(rgPath: string, root: string, args: string[], pattern: GlobPattern
       for (let end = data.indexOf('\0'); end !== -1; end = data.indexOf('\0', start)) {
         // `./a/b.ts`: the path relative to the root starts after `./`.
         const rel = data.slice(start + 2, end);
-        if (globPatternMatches(pattern, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+        if (!recheck || globPatternMatches(recheck, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
         start = end + 1;
       }
       rest = data.slice(start);

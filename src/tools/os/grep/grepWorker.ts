@@ -466,21 +466,29 @@ export function grepWorkerMain(): void {
   /**
    * One read buffer for the files of the worker up to REUSED_BUFFER_BYTES (nearly all of them): a
    * fresh buffer per file (readFileSync, which also stats the file again) leaves megabytes of
-   * garbage outside the heap between GCs. Bigger files get their own buffer, so a rare big file
-   * does not pin its size in every worker. The bytes returned never outlive the file: they are
-   * decoded to a string first.
+   * garbage outside the heap between GCs. A file is read into it up to its end without a stat
+   * first (an fstat costs a syscall and a Stats object with four Dates per file, the worker's
+   * main garbage on a big tree); only a file that fills it is stat-ed. Bigger files get their
+   * own buffer, so a rare big file does not pin its size in every worker. The bytes returned
+   * never outlive the file: they are decoded to a string first.
    */
   const REUSED_BUFFER_BYTES = 1024 * 1024;
   const readBuffer = Buffer.allocUnsafe(REUSED_BUFFER_BYTES);
-  const readWhole = (fd: number, size: number): Buffer => {
-    const target = size <= readBuffer.length ? readBuffer : Buffer.allocUnsafe(size);
+  /** Reads from `fd` into `target` until it is full or the file ends: the bytes read. */
+  const readInto = (fd: number, target: Buffer): number => {
     let filled = 0;
-    while (filled < size) {
-      const n = fs.readSync(fd, target, filled, size - filled, filled);
+    while (filled < target.length) {
+      const n = fs.readSync(fd, target, filled, target.length - filled, filled);
       if (n === 0) break;
       filled += n;
     }
-    return target.subarray(0, filled);
+    return filled;
+  };
+
+  const searchBytes = (j: Job, path: string, buf: Buffer): WorkerFileResult | undefined => {
+    if (buf.length === 0) return undefined;
+    const text = decodeWhole(buf, j);
+    return text === undefined ? undefined : searchText(j, path, text);
   };
 
   const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
@@ -492,12 +500,12 @@ export function grepWorkerMain(): void {
       return undefined;
     }
     try {
+      const filled = readInto(fd, readBuffer);
+      if (filled < readBuffer.length) return searchBytes(j, path, readBuffer.subarray(0, filled));
       const size = fs.fstatSync(fd).size;
-      if (size === 0) return undefined;
       if (size > j.spec.bigFileBytes && !j.spec.multiline) return searchWindows(j, path, fd, size);
-      const buf = readWhole(fd, size);
-      const text = decodeWhole(buf, j);
-      return text === undefined ? undefined : searchText(j, path, text);
+      const whole = Buffer.allocUnsafe(Math.max(size, readBuffer.length));
+      return searchBytes(j, path, whole.subarray(0, readInto(fd, whole)));
     } catch {
       unreadable.push(path);
       return undefined;
