@@ -47,10 +47,12 @@ const NOTHING_FOUND = (pattern: string) =>
 
 test('a regex that backtracks for minutes on one long line ends at the time limit; its worker is terminated and replaced', async () => {
   writeFiles(fx.dir, { 'slow.txt': LONG_LINE });
-  fx.open({ config: { grep: { engine: 'builtin', timeoutMs: 200 } } });
-  // Warm the pool first: a worker that is still starting when the limit passes holds no file and
-  // is rightly kept, which made this test depend on how fast a fresh worker thread starts.
+  // Warm the pool first, under a limit no loaded machine reaches: a worker that is still starting
+  // when the limit passes holds no file and is rightly kept, which made this test depend on how
+  // fast a fresh worker thread starts. Then the short limit the test is about.
+  fx.open({ config: { grep: { engine: 'builtin', timeoutMs: 60_000 } } });
   expect(text(await callTool(fx.agent, 'Grep', { pattern: 'a!' }))).toBe('slow.txt');
+  fx.app.config.update({ grep: { timeoutMs: 200 } });
   const terminated: number[] = [];
   const terminate = Worker.prototype.terminate;
   const spy = jest.spyOn(Worker.prototype, 'terminate').mockImplementation(function (this: Worker) {
