@@ -1,4 +1,5 @@
 import { injectable, preDestroy } from 'inversify';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ContentExtractorError, type ExtractedDocument, type HtmlToMarkdownOptions, type IContentExtractor } from '../contract';
 import { EXTRACTOR_WORKER_SOURCE, type ExtractorModules, type ExtractorRequest, type ExtractorResponse, SPLIT_MARK } from './extractorWorker';
@@ -145,8 +146,8 @@ export class WorkerContentExtractor implements IContentExtractor {
   idleMs = EXTRACTOR_IDLE_MS;
   /** Pages converted in two parts so far (tests and the bench see that the split happened). */
   splitPages = 0;
-  /** Pages this long or longer are split between two workers (Infinity: never). */
-  splitAboveChars = EXTRACTOR_SPLIT_CHARS;
+  /** Pages this long or longer are split between two workers (Infinity: never; on one core, never by default). */
+  splitAboveChars = availableParallelism() >= 2 ? EXTRACTOR_SPLIT_CHARS : Infinity;
 
   htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Promise<ExtractedDocument> {
     if (this.disposed) return Promise.reject(new ContentExtractorError('failed', 'The content extractor was disposed.'));
