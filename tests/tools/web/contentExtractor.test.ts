@@ -1,5 +1,6 @@
 import { ContentExtractorError } from '../../../src/tools/web/contract';
 import { EXTRACTOR_SPLIT_CHARS, WorkerContentExtractor } from '../../../src/tools/web/extract/contentExtractor';
+import { waitFor } from '../../helpers/async';
 import { articleOfSize, articlePage, cssHeavyPage, scriptOnlyPage, variedArticle } from '../../../bench/webPages';
 
 const extractors: WorkerContentExtractor[] = [];
@@ -123,5 +124,19 @@ describe('IContentExtractor (worker thread)', () => {
     expect([warm.hasSecondWorker, warm.startedWorkers, warm.splitPages]).toEqual([true, 2, 1]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect([warm.hasWorker, warm.hasSecondWorker]).toEqual([false, false]);
+  });
+
+  test('an abort while a split page is converted ends both workers', async () => {
+    const aborting = extractor();
+    aborting.splitAboveChars = 0;
+    const controller = new AbortController();
+    const reason = new Error('user stop');
+    const pending = aborting.htmlToMarkdown(articleOfSize(1_500_000), { ...OPTIONS, signal: controller.signal });
+    // The second worker starts when the first hands over the tail; both are still converting then.
+    await waitFor(() => aborting.hasSecondWorker, { what: 'the second worker to start' });
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect([aborting.hasWorker, aborting.hasSecondWorker, aborting.splitPages]).toEqual([false, false, 0]);
+    expect((await aborting.htmlToMarkdown(articlePage(3, 'after'), OPTIONS)).title).toBe('after');
   });
 });
