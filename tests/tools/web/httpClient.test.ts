@@ -285,13 +285,24 @@ describe('proxies (network.proxy, HTTPS_PROXY/HTTP_PROXY/NO_PROXY)', () => {
     expect([error.code, error.message]).toEqual(['blocked', 'Refusing to fetch priv.test: it resolves to 10.0.0.9, a private address (network.allowPrivate allows chosen ranges).']);
     const literal = await failure(http, { url: `http://10.1.2.3:${server.port}/hello`, timeouts: TIMEOUTS, maxBytes: MB });
     expect(literal.code).toBe('blocked');
-    const unresolvable = await failure(http, { url: 'https://nowhere.test/', timeouts: TIMEOUTS, maxBytes: MB });
-    expect(unresolvable.code).toBe('dns');
     expect(proxy.connects).toEqual([]);
     // allowPrivate opens a private target through the proxy as it does directly.
     const open = client({ resolver: resolver(), allowPrivate: ['10.0.0.0/8'], env: { HTTP_PROXY: proxy.url } }).http;
     expect((await open.request({ url: server.url('/hello', 'priv.test'), timeouts: TIMEOUTS, maxBytes: MB })).status).toBe(200);
     expect(proxy.connects).toEqual([`priv.test:${server.port}`]);
+  });
+
+  test('a name only the proxy can resolve goes to the proxy; without a proxy it is a DNS error', async () => {
+    const names = resolver();
+    const { http } = client({ resolver: names, env: { HTTP_PROXY: proxy.url } });
+    const response = await http.request({ url: server.url('/hello', 'intranet.corp'), timeouts: TIMEOUTS, maxBytes: MB });
+    expect([response.status, response.body.toString()]).toEqual([200, 'hello']);
+    expect(proxy.connects).toEqual([`intranet.corp:${server.port}`]);
+    // It was looked up here first: a name that does resolve here is checked (the private one above is refused).
+    expect(names.lookups.get('intranet.corp')).toBe(1);
+    const direct = await failure(client({ resolver: resolver() }).http, { url: server.url('/hello', 'intranet.corp'), timeouts: TIMEOUTS, maxBytes: MB });
+    expect([direct.code, direct.message]).toEqual(['dns', 'The host name intranet.corp could not be resolved (ENOTFOUND). Check the URL.']);
+    expect(proxy.connects).toHaveLength(1);
   });
 
   test('NO_PROXY and loopback targets connect directly; network.proxy wins over the environment, and "direct" ignores it', async () => {

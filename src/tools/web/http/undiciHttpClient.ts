@@ -107,7 +107,8 @@ function originOf(text: string | undefined): string | undefined {
  * checks every address with INetworkPolicy and connects to the address it checked. An IP literal
  * is checked before the request (the socket does not look it up). Redirects are not followed.
  * Through a proxy (network.proxy, HTTPS_PROXY/HTTP_PROXY) the target is resolved and checked
- * before the request; the proxy connects on its own, so the address cannot be pinned there.
+ * before the request (a name that does not resolve here is the proxy's to resolve); the proxy
+ * connects on its own, so the address cannot be pinned there.
  */
 @injectable()
 export class UndiciHttpClient implements IHttpClient {
@@ -146,7 +147,7 @@ export class UndiciHttpClient implements IHttpClient {
       if (!verdict.allowed) throw new HttpError('blocked', refusalMessage(host, verdict), host);
     } else if (route.checked && proxy) {
       // The proxy resolves the name again; what can be checked here is what it resolves to now.
-      await this.checkThroughProxy(host, proxy);
+      await this.checkThroughProxy(host);
     }
     const signal = request.signal ?? new AbortController().signal;
     signal.throwIfAborted();
@@ -314,17 +315,18 @@ export class UndiciHttpClient implements IHttpClient {
     for (const d of [old.guarded, old.unchecked, ...old.proxies.values()]) void d?.close();
   }
 
-  /** A proxied target: resolved now and every address checked, as the guarded lookup does for a direct connection. */
-  private async checkThroughProxy(host: string, proxy: ProxyRoute): Promise<void> {
+  /**
+   * A proxied target: resolved now and every address checked, as the guarded lookup does for a
+   * direct connection. A name that does not resolve here (an intranet name only the proxy's DNS
+   * knows) is left to the proxy: there is no local address to check, and refusing it would make
+   * such hosts unreachable. What does resolve here must pass.
+   */
+  private async checkThroughProxy(host: string): Promise<void> {
     let addresses: readonly ResolvedAddress[];
     try {
       addresses = await this.resolver.lookup(host);
-    } catch (error) {
-      throw new HttpError(
-        'dns',
-        `The host name ${host} could not be resolved (${errorCode(error) ?? 'DNS error'}); a host is resolved here even when the proxy ${proxyLabel(proxy)} (${proxy.source}) fetches it, to check its address. Check the URL.`,
-        host,
-      );
+    } catch {
+      return;
     }
     const verdict = this.policy.check(host, addresses);
     if (!verdict.allowed) throw new HttpError('blocked', refusalMessage(host, verdict), host);
