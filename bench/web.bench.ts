@@ -13,8 +13,7 @@ const DEADLINE_MS = 20_000;
 
 /**
  * The web tools: (1) the content extractor on a 1.7 MB article against the 400 KB slice of the
- * same markup (warm workers, main content; linear would be 4.25x the time), and the 1.7 MB one on
- * one worker only (what the split between two workers gains); (2) FetchURL of a 1 MB
+ * same markup (warm worker, main content; linear would be 4.25x the time); (2) FetchURL of a 1 MB
  * page from a local server against undici fetching the same bytes plus the conversion alone.
  * Rounds alternate the order of the cases; medians.
  */
@@ -27,49 +26,38 @@ async function conversionBench(): Promise<void> {
   const large = articleOfSize(1_700_000);
   const small = articleOfSize(400_000);
   const extractor = new WorkerContentExtractor();
-  // The same 1.7 MB page on one worker only: what the split between two workers gains.
-  const oneWorker = new WorkerContentExtractor();
-  oneWorker.splitAboveChars = Infinity;
-  const convert = async (on: WorkerContentExtractor, html: string) => {
+  const convert = async (html: string) => {
     const t = nowMs();
-    const document = await on.htmlToMarkdown(html, { baseUrl: 'https://docs.example.com/guide', mainContent: true, deadlineMs: DEADLINE_MS });
+    const document = await extractor.htmlToMarkdown(html, { baseUrl: 'https://docs.example.com/guide', mainContent: true, deadlineMs: DEADLINE_MS });
     if (document.markdown.length < 1000) throw new Error('the conversion lost the article');
     return nowMs() - t;
   };
-  const cases = [
-    { name: '400 KB slice', on: extractor, html: small, ms: [] as number[] },
-    { name: '1.7 MB article (split between 2 workers)', on: extractor, html: large, ms: [] as number[] },
-    { name: '1.7 MB article (1 worker)', on: oneWorker, html: large, ms: [] as number[] },
-  ];
-  for (const c of cases) await convert(c.on, c.html);
+  await convert(small);
+  const smallMs: number[] = [];
+  const largeMs: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // Each round rotates which case goes first.
-    for (let i = 0; i < cases.length; i++) {
-      const c = cases[(i + round) % cases.length]!;
-      c.ms.push(await convert(c.on, c.html));
+    if (round % 2 === 0) {
+      smallMs.push(await convert(small));
+      largeMs.push(await convert(large));
+    } else {
+      largeMs.push(await convert(large));
+      smallMs.push(await convert(small));
     }
   }
-  const splits = extractor.splitPages;
   await extractor.dispose();
-  await oneWorker.dispose();
-  const s = median(cases[0]!.ms);
+  const [s, l] = [median(smallMs), median(largeMs)];
   const bytesRatio = large.length / small.length;
-  console.log(`\n## HTML → Markdown in the extractor worker (main content, warm, ${ROUNDS} rotating rounds, medians)`);
+  console.log(`\n## HTML → Markdown in the extractor worker (main content, warm, ${ROUNDS} alternating rounds, medians)`);
   console.log(
     table(
-      ['input', 'bytes', 'ms', 'ratio', 'ms per 100 KB', 'rounds (ms)'],
-      cases.map((c) => {
-        const ms = median(c.ms);
-        return [c.name, String(c.html.length), fmt(ms, 0), `${fmt(ms / s)}x`, fmt((ms / c.html.length) * 102_400, 1), c.ms.map((m) => fmt(m, 0)).join(' ')];
-      }),
+      ['input', 'bytes', 'ms', 'ratio', 'ms per 100 KB'],
+      [
+        ['400 KB slice', String(small.length), fmt(s, 0), '1.00x', fmt((s / small.length) * 102_400, 1)],
+        ['1.7 MB article', String(large.length), fmt(l, 0), `${fmt(l / s)}x`, fmt((l / large.length) * 102_400, 1)],
+      ],
     ),
   );
-  const split = median(cases[1]!.ms);
-  const single = median(cases[2]!.ms);
-  console.log(
-    `Input ratio ${fmt(bytesRatio)}x; time per byte ratio ${fmt(split / s / bytesRatio)}x (1 worker: ${fmt(single / s / bytesRatio)}x); the split takes ${fmt(split / single)}x the one-worker time (${splits} pages split). ` +
-      `Aim: at most 3x the slice's time, and within the ${DEADLINE_MS / 1000} s deadline (1.7 MB took ${fmt((split / DEADLINE_MS) * 100, 1)}% of it).`,
-  );
+  console.log(`Input ratio ${fmt(bytesRatio)}x; time per byte ratio ${fmt(l / s / bytesRatio)}x. Aim: at most 3x the slice's time, and within the ${DEADLINE_MS / 1000} s deadline (1.7 MB took ${fmt(l / DEADLINE_MS * 100, 1)}% of it).`);
 }
 
 async function fetchBench(): Promise<void> {

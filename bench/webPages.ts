@@ -42,33 +42,6 @@ export function articleOfSize(bytes: number): string {
   return articlePage(Math.ceil(bytes / one));
 }
 
-/**
- * An article of `sections` parts of varied blocks, for comparing a split conversion with a whole
- * one where a cut could show: entities, a hard break ending a paragraph, Markdown characters to
- * escape, comments, blockquotes, numbered and nested lists, a <pre> starting with a newline,
- * figures, rules, divs, bare whitespace between blocks and GFM tables.
- */
-export function variedArticle(sections: number): string {
-  const parts: string[] = [];
-  for (let i = 0; i < sections; i++) {
-    parts.push(
-      `<h2>Part ${i} &amp; more &lt;tags&gt;</h2>`,
-      `<p>A line with a hard break at its end<br></p>`,
-      `<p>Escapes: *stars* _under_ [brackets] 1. not a list # hash &lt;b&gt;bold?&lt;/b&gt; a&nbsp;b</p>`,
-      `<!-- a comment ${i} -->`,
-      `<blockquote><p>Quoted ${i}</p><p>second <code>x &lt; y</code></p></blockquote>`,
-      `<ol start="${i + 2}"><li>one<ul><li>nested <em>a</em></li><li>nested b</li></ul></li><li>two</li></ol>`,
-      `<pre>\nleading newline ${i}\n  indented &amp; kept\n</pre>`,
-      `<figure><img src="/img/${i}.png" alt="image ${i}"><figcaption>Figure ${i}</figcaption></figure>`,
-      `<hr>`,
-      `<div><p>In a div ${i} with <a href="rel/${i}">a link</a>.</p>   </div>`,
-      `   `,
-      `<table><tr><th>a</th><th>b</th></tr><tr><td>${i}</td><td>x|y</td></tr></table>`,
-    );
-  }
-  return `<!doctype html><html><head><title>Varied</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>Varied</h1>${parts.join('\n')}</article></main><footer>f</footer></body></html>`;
-}
-
 /** A page that renders with JavaScript: an empty root and a large bundle. */
 export function scriptOnlyPage(): string {
   return `<!doctype html><html><head><title>App</title><script>${'var a=1;'.repeat(20_000)}</script></head><body><div id="root"></div><noscript>Enable JavaScript to run this app.</noscript><script src="/bundle.js"></script></body></html>`;

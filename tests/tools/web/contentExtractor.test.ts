@@ -1,7 +1,6 @@
 import { ContentExtractorError } from '../../../src/tools/web/contract';
-import { EXTRACTOR_SPLIT_CHARS, WorkerContentExtractor } from '../../../src/tools/web/extract/contentExtractor';
-import { waitFor } from '../../helpers/async';
-import { articleOfSize, articlePage, cssHeavyPage, scriptOnlyPage, variedArticle } from '../../../bench/webPages';
+import { WorkerContentExtractor } from '../../../src/tools/web/extract/contentExtractor';
+import { articleOfSize, articlePage, cssHeavyPage, scriptOnlyPage } from '../../../bench/webPages';
 
 const extractors: WorkerContentExtractor[] = [];
 afterAll(() => Promise.all(extractors.map((e) => e.dispose())));
@@ -85,58 +84,5 @@ describe('IContentExtractor (worker thread)', () => {
     expect(styled.markdown).toContain('The real text of the styled page is this paragraph');
     expect(styled.markdown).not.toMatch(/linear-gradient|:hover/);
     expect(Date.now() - started).toBeLessThan(10_000);
-  });
-
-  test('a page over the split size is converted in two parts on two workers, and its Markdown is the one-worker Markdown', async () => {
-    const split = extractor();
-    // The default where a second core exists (on one core nothing is split).
-    split.splitAboveChars = EXTRACTOR_SPLIT_CHARS;
-    const oneWorker = extractor();
-    oneWorker.splitAboveChars = Infinity;
-    const large = articleOfSize(EXTRACTOR_SPLIT_CHARS + 100_000);
-    const [whole, parts] = [await oneWorker.htmlToMarkdown(large, OPTIONS), await split.htmlToMarkdown(large, OPTIONS)];
-    expect([oneWorker.splitPages, split.splitPages, split.startedWorkers]).toEqual([0, 1, 2]);
-    expect(parts.markdown.length).toBeGreaterThan(500_000);
-    expect(parts).toEqual(whole);
-    // Every test page, and one with the blocks where a cut could show, split as small as they go.
-    split.splitAboveChars = 0;
-    const pages = [articlePage(3), articlePage(40), variedArticle(120), scriptOnlyPage(), cssHeavyPage()];
-    const splitOnes: boolean[] = [];
-    for (const page of pages) {
-      const before = split.splitPages;
-      expect(await split.htmlToMarkdown(page, OPTIONS)).toEqual(await oneWorker.htmlToMarkdown(page, OPTIONS));
-      splitOnes.push(split.splitPages > before);
-    }
-    // The script-only page has no article to split.
-    expect(splitOnes).toEqual([true, true, true, false, true]);
-    const full = { ...OPTIONS, mainContent: false };
-    expect(await split.htmlToMarkdown(variedArticle(60), full)).toEqual(await oneWorker.htmlToMarkdown(variedArticle(60), full));
-    expect(oneWorker.splitPages).toBe(0);
-  });
-
-  test('the second worker starts only for a page over the split size and is ended when idle, like the first', async () => {
-    const warm = extractor();
-    warm.idleMs = 200;
-    warm.splitAboveChars = 100_000;
-    await warm.htmlToMarkdown(articlePage(3), OPTIONS);
-    expect([warm.hasWorker, warm.hasSecondWorker, warm.startedWorkers]).toEqual([true, false, 1]);
-    await warm.htmlToMarkdown(variedArticle(200), OPTIONS);
-    expect([warm.hasSecondWorker, warm.startedWorkers, warm.splitPages]).toEqual([true, 2, 1]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect([warm.hasWorker, warm.hasSecondWorker]).toEqual([false, false]);
-  });
-
-  test('an abort while a split page is converted ends both workers', async () => {
-    const aborting = extractor();
-    aborting.splitAboveChars = 0;
-    const controller = new AbortController();
-    const reason = new Error('user stop');
-    const pending = aborting.htmlToMarkdown(articleOfSize(1_500_000), { ...OPTIONS, signal: controller.signal });
-    // The second worker starts when the first hands over the tail; both are still converting then.
-    await waitFor(() => aborting.hasSecondWorker, { what: 'the second worker to start' });
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-    expect([aborting.hasWorker, aborting.hasSecondWorker, aborting.splitPages]).toEqual([false, false, 0]);
-    expect((await aborting.htmlToMarkdown(articlePage(3, 'after'), OPTIONS)).title).toBe('after');
   });
 });

@@ -15,38 +15,22 @@ export interface ExtractorModules {
   readonly gfm: string;
 }
 
-/**
- * `page`: a whole page; with `splitTail`, that fraction of the article's top-level blocks is handed
- * back first (a `tail` message, for a second worker) and the page's Markdown covers the rest.
- * `blocks`: the Markdown of such a tail.
- */
-export type ExtractorRequest =
-  | { readonly id: number; readonly kind: 'page'; readonly html: string; readonly baseUrl: string; readonly mainContent: boolean; readonly splitTail?: number }
-  | { readonly id: number; readonly kind: 'blocks'; readonly html: string };
+export interface ExtractorRequest {
+  readonly id: number;
+  readonly html: string;
+  readonly baseUrl: string;
+  readonly mainContent: boolean;
+}
 
-/**
- * Markdown here is turndown's output as it is; the main thread joins a split page's two parts and
- * tidies blank lines once (so a split page and a whole one end the same).
- */
 export type ExtractorResponse =
-  | { readonly id: number; readonly kind: 'tail'; readonly html: string }
-  | { readonly id: number; readonly kind: 'page'; readonly markdown: string; readonly split: boolean; readonly title?: string; readonly extracted: 'main content (Readability)' | 'full page'; readonly textChars: number }
-  | { readonly id: number; readonly kind: 'blocks'; readonly markdown: string }
-  | { readonly id: number; readonly kind: 'error'; readonly message: string };
-
-/**
- * A paragraph put where a page is split (after the head, before the tail): turndown renders it as
- * a block of its own, so each part's Markdown ends (or starts) with it and a blank line exactly as
- * the whole page has at that point, and cutting it off leaves what the whole page's conversion
- * has there. A page whose HTML contains it is not split.
- */
-export const SPLIT_MARK = 'toolhostsplitmark7f3a';
+  | { readonly id: number; readonly ok: true; readonly markdown: string; readonly title?: string; readonly extracted: 'main content (Readability)' | 'full page'; readonly textChars: number }
+  | { readonly id: number; readonly ok: false; readonly message: string };
 
 export function extractorWorkerMain(): void {
   const threads = process.getBuiltinModule('node:worker_threads');
   const { createRequire } = process.getBuiltinModule('node:module');
   const port = threads.parentPort!;
-  const { modules, splitMark } = threads.workerData as { modules: ExtractorModules; splitMark: string };
+  const modules = (threads.workerData as { modules: ExtractorModules }).modules;
   const load = createRequire(modules.linkedom);
   const nodePath = process.getBuiltinModule('node:path');
   const nodeFs = process.getBuiltinModule('node:fs');
@@ -91,17 +75,11 @@ export function extractorWorkerMain(): void {
   // The little of the DOM used here (the project compiles without the DOM library).
   interface DomElement {
     readonly nodeType: number;
-    readonly nodeName: string;
-    readonly childNodes: ArrayLike<DomElement>;
-    readonly previousSibling: DomElement | null;
-    readonly outerHTML: string;
-    cloneNode(deep: boolean): DomElement;
-    append(...nodes: DomElement[]): void;
     normalize(): void;
     getAttribute(name: string): string | null;
     setAttribute(name: string, value: string): void;
     remove(): void;
-    textContent: string | null;
+    readonly textContent: string | null;
     readonly innerHTML: string;
   }
   interface Document {
@@ -164,58 +142,9 @@ export function extractorWorkerMain(): void {
     }
   };
 
-  // Elements whose turndown rule is a block of its own: a part may start or end at one.
-  const blockTags = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'DL', 'PRE', 'TABLE', 'BLOCKQUOTE', 'HR', 'DIV', 'SECTION', 'FIGURE']);
-  // Wrappers turndown renders as their children and nothing else: the split goes inside them.
-  const wrapperTags = new Set(['DIV', 'ARTICLE', 'SECTION', 'MAIN']);
-  const isBlank = (node: DomElement) => node.nodeType === 8 || (node.nodeType === 3 && !/\S/.test(node.textContent ?? ''));
-  const isBlock = (node: DomElement | undefined) => node !== undefined && node.nodeType === 1 && blockTags.has(node.nodeName);
-
-  /**
-   * Moves the last `fraction` of the article's top-level blocks into a copy of their parent (the
-   * split mark first) and returns its HTML; the mark takes their place in the document. The parts
-   * meet between two block elements, so no text runs across the cut. Undefined when the article
-   * has too few blocks or no such place.
-   */
-  const splitTail = (document: Document, content: DomElement, fraction: number): string | undefined => {
-    let container = content;
-    for (;;) {
-      const elements = Array.from(container.childNodes).filter((n) => !isBlank(n));
-      if (elements.length !== 1 || elements[0]!.nodeType !== 1 || !wrapperTags.has(elements[0]!.nodeName)) break;
-      container = elements[0]!;
-    }
-    const children = Array.from(container.childNodes);
-    if (children.length < 16) return undefined;
-    let at = Math.floor(children.length * (1 - fraction));
-    const before = (index: number) => {
-      let i = index - 1;
-      while (i >= 0 && isBlank(children[i]!)) i--;
-      return children[i];
-    };
-    while (at < children.length && !(isBlock(children[at]) && isBlock(before(at)))) at++;
-    if (at >= children.length) return undefined;
-    const mark = () => {
-      const p = document.createElement('p');
-      p.textContent = splitMark;
-      return p;
-    };
-    const shell = container.cloneNode(false);
-    shell.append(mark(), ...children.slice(at));
-    container.append(mark());
-    return shell.outerHTML;
-  };
-
   port.on('message', (request: ExtractorRequest) => {
     try {
       const { parseHTML, Readability, turndown } = libraries();
-      if (request.kind === 'blocks') {
-        const body = parseHTML(`<!doctype html><html><head></head><body>${request.html}</body></html>`).document.body!;
-        body.normalize();
-        const markdown = turndown.turndown(body);
-        if (!markdown.startsWith(splitMark)) throw new Error('the second part of a split page lost its mark');
-        port.postMessage({ id: request.id, kind: 'blocks', markdown: markdown.slice(splitMark.length) } satisfies ExtractorResponse);
-        return;
-      }
       const { document } = parseHTML(request.html);
       for (const element of document.querySelectorAll('script, style, noscript, template, svg')) element.remove();
       let baseUrl = request.baseUrl;
@@ -254,18 +183,13 @@ export function extractorWorkerMain(): void {
       }
       // linkedom may split a text at entities ("a &lt;b&gt;" into two nodes): joined, as a parser would give them, so turndown escapes the same.
       content?.normalize();
-      const tail = content && request.splitTail !== undefined && !request.html.includes(splitMark) ? splitTail(document, content, request.splitTail) : undefined;
-      // The tail goes out first: the second worker converts it while this one converts the head.
-      if (tail !== undefined) port.postMessage({ id: request.id, kind: 'tail', html: tail } satisfies ExtractorResponse);
-      let markdown = content ? turndown.turndown(content) : '';
-      if (tail !== undefined) {
-        if (!markdown.endsWith(splitMark)) throw new Error('the first part of a split page lost its mark');
-        markdown = markdown.slice(0, -splitMark.length);
-      }
-      const response: ExtractorResponse = { id: request.id, kind: 'page', markdown, split: tail !== undefined, extracted, textChars, ...(title !== undefined ? { title } : {}) };
+      const markdown = (content ? turndown.turndown(content) : '')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+      const response: ExtractorResponse = { id: request.id, ok: true, markdown, extracted, textChars, ...(title !== undefined ? { title } : {}) };
       port.postMessage(response);
     } catch (error) {
-      port.postMessage({ id: request.id, kind: 'error', message: error instanceof Error ? error.message : String(error) } satisfies ExtractorResponse);
+      port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies ExtractorResponse);
     }
   });
 }
