@@ -275,6 +275,7 @@ export class AgentSubagentService implements IAgentSubagentService {
     const parent = this.options;
     const label = `from subagent ${launch.description}`;
     const lineage: SubagentLineage = { depth: this.lineage.depth + 1, description: launch.description };
+    const planMode = this.planMode;
     const child = this.factory.createAgent({
       id: launch.agentId,
       cwd,
@@ -289,9 +290,11 @@ export class AgentSubagentService implements IAgentSubagentService {
         container.rebind(ISessionInteractionService).toConstantValue(new SubagentInteractionService(() => this.services.get(ISessionInteractionService), label));
         container.rebind(IAgentSessionGrants).toConstantValue(this.grants);
         container.rebind(ISubagentLineage).toConstantValue(lineage);
+        // The child has no plan mode of its own (no state to read): it shares the parent's, which
+        // holds it through the guard below. A constant: disposing the child leaves it alone.
+        if (planMode) container.rebind(IAgentPlanModeService).toConstantValue(planMode);
       },
     });
-    const planMode = this.planMode;
     if (planMode) {
       // The parent's plan mode holds the child too: it may only read while the parent plans.
       child.executor.onBeforeExecuteTool(
