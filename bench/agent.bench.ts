@@ -3,6 +3,7 @@ import { fmt, measureProcess, median, table } from './util';
 
 interface ChildFigures {
   readonly perCallMs: number;
+  readonly cpuPerCallMs: number;
   readonly rssBeforeMb: number;
   readonly rssAfterMb: number;
   readonly rssAfter2xMb: number;
@@ -37,6 +38,7 @@ export async function agentBench(): Promise<void> {
   const row = (label: string, figures: ChildFigures[]) => [
     label,
     fmt(median(figures.map((f) => f.perCallMs)), 3),
+    fmt(median(figures.map((f) => f.cpuPerCallMs)), 3),
     fmt(median(figures.map((f) => f.rssBeforeMb)), 1),
     fmt(median(figures.map((f) => f.rssAfterMb)), 1),
     fmt(median(figures.map((f) => f.rssAfterMb - f.rssBeforeMb)), 1),
@@ -45,7 +47,7 @@ export async function agentBench(): Promise<void> {
     fmt(median(figures.map((f) => f.heapAfter2xMb - f.heapAfterMb)), 2),
   ];
   console.log(
-    table(['case', 'ms per create+dispose (median)', 'RSS before MB', 'RSS after MB', 'RSS growth MB', 'RSS growth, 2nd 1,000', 'heap growth MB', 'heap growth, 2nd 1,000'], [row('Agent call (child scope)', sub), row('baseline: createAgent + dispose', base)]),
+    table(['case', 'ms per create+dispose (median)', 'CPU ms per create+dispose', 'RSS before MB', 'RSS after MB', 'RSS growth MB', 'RSS growth, 2nd 1,000', 'heap growth MB', 'heap growth, 2nd 1,000'], [row('Agent call (child scope)', sub), row('baseline: createAgent + dispose', base)]),
   );
   const ratio = median(sub.map((f) => f.perCallMs)) / median(base.map((f) => f.perCallMs));
   console.log(`\nratio subagent / baseline: ${fmt(ratio, 2)}x; target ≤ 2 ms per child: ${median(sub.map((f) => f.perCallMs)) <= 2 ? 'met' : 'NOT met'}`);

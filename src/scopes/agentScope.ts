@@ -54,6 +54,11 @@ export class Agent implements ScopedAgent {
   readonly container: Container;
   readonly id: string;
   private readonly disposables = new DisposableStore();
+  /**
+   * Builtin tools whose classes are not bound yet: each is bound on its first resolution (which
+   * activation performs), so an agent pays only for the tools it activates (a subagent, few).
+   */
+  private readonly unboundTools = new Map<ServiceIdentifier<unknown>, AgentToolContribution>();
   private disposed = false;
   private temporaryDataDir: string | undefined;
   /** The sandbox's private TMPDIR, removed with the agent. */
@@ -92,19 +97,19 @@ export class Agent implements ScopedAgent {
     container.bind(IInitialRuntime).toConstantValue(options.runtime ?? this.configuredRuntime(agentOptions));
     container.bind(IInitialProfile).toConstantValue(options.profile);
     container.bind(IInitialModelCapabilities).toConstantValue([...(options.modelCapabilities ?? [])]);
-    const accessor: ServiceAccessor = { get: (serviceId) => container.get(serviceId) };
+    const accessor: ServiceAccessor = { get: (serviceId) => this.get(serviceId) };
     container.bind(IAgentServiceAccessor).toConstantValue(accessor);
     container.load(coreAgentModule);
     for (const feature of host.features) this.loadFeature(feature);
     const assembly = container.get(IBuiltinToolAssemblyService);
-    for (const contribution of assembly.contributions) this.bindTool(contribution);
+    for (const contribution of assembly.contributions) this.unboundTools.set(contribution.id, contribution);
     options.overrides?.(container);
 
     this.disposables.add(
       // Removed tools leave the active set here; their classes are unbound by unloadFeature
       // (asynchronously: a tool's disposer may be async).
       assembly.onDidChange(({ added }) => {
-        for (const contribution of added) this.bindTool(contribution);
+        for (const contribution of added) this.unboundTools.set(contribution.id, contribution);
         this.get(IAgentToolActivationService).recompute();
       }),
     );
@@ -114,6 +119,11 @@ export class Agent implements ScopedAgent {
   }
 
   get<T>(id: ServiceIdentifier<T>): T {
+    const tool = this.unboundTools.get(id);
+    if (tool) {
+      this.unboundTools.delete(id);
+      this.bindTool(tool);
+    }
     return this.container.get(id);
   }
 
@@ -149,13 +159,14 @@ export class Agent implements ScopedAgent {
   /** @internal Unbinds a removed feature's tools and Agent-scope bindings, running their disposers. */
   async unloadFeature(feature: Feature): Promise<void> {
     for (const contribution of feature.tools) {
+      this.unboundTools.delete(contribution.id);
       if (this.container.isCurrentBound(contribution.id)) await this.container.unbindAsync(contribution.id);
     }
     if (feature.agentModule) await this.container.unloadAsync(feature.agentModule);
   }
 
   private bindTool(contribution: AgentToolContribution): void {
-    // Lazy: the class is constructed on the first get, which only activation performs.
+    // An override may have bound the id already; that binding stands.
     if (!this.container.isCurrentBound(contribution.id)) {
       this.container.bind(contribution.id).to(contribution.toolClass).inSingletonScope();
     }

@@ -67,6 +67,23 @@ describe('App and Agent scopes', () => {
     await app.dispose();
   });
 
+  test('an agent binds a tool class only when the tool activates (a subagent pays for the few tools it has)', async () => {
+    const later = testTool('LaterTool', { requiredRuntimeCapabilities: ['process'] });
+    const shown = testTool('NowTool');
+    const app = createApp({ features: [new Feature('t').contributeTool(later).contributeTool(shown)] });
+    const agent = app.createAgent({ cwd: dir.path, runtime: createLocalRuntime(['fs']) });
+    expect([agent.container.isCurrentBound(shown.id), agent.container.isCurrentBound(later.id)]).toEqual([true, false]);
+    // A tool added with a feature later is bound the same way, on activation; removed, never.
+    const removed = testTool('RemovedTool', { requiredRuntimeCapabilities: ['process'] });
+    app.addFeature(new Feature('removed').contributeTool(removed));
+    expect([agent.registry.has('RemovedTool'), agent.container.isCurrentBound(removed.id)]).toEqual([false, false]);
+    await app.removeFeature('removed');
+    agent.get(IAgentRuntimeService).switch(createLocalRuntime(['fs', 'process']));
+    expect([agent.registry.has('LaterTool'), agent.container.isCurrentBound(later.id)]).toEqual([true, true]);
+    expect([agent.registry.has('RemovedTool'), agent.container.isCurrentBound(removed.id)]).toEqual([false, false]);
+    await app.dispose();
+  });
+
   test('two agents get distinct Agent singletons and share App singletons', async () => {
     const app = createApp({ features: [counterFeature()] });
     const a1 = app.createAgent({ cwd: dir.path });

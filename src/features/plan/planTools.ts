@@ -9,7 +9,7 @@ import { IConfigService } from '../../services/config/config';
 import { ISessionInteractionService, type PlanReviewResponse } from '../../services/interaction/interaction';
 import { IAgentRuntimeService } from '../../services/runtime/runtime';
 import { IAgentServiceAccessor } from '../../services/toolActivation/toolActivation';
-import { type AgentOptions, IAgentOptions } from '../../services/workspace/workspace';
+import { type AgentOptions, IAgentOptions, isMainAgent } from '../../services/workspace/workspace';
 import { ToolAccesses } from '../../tool/accesses';
 import { type ExecutableTool, type JsonSchema, type ToolAnnotations, type ToolExecution, type ToolResult, toolError } from '../../tool/contract';
 import { loadDescriptionTemplate } from '../../tool/descriptionTemplate';
@@ -188,6 +188,10 @@ export class ExitPlanModeTool implements ExecutableTool<ExitPlanModeInput> {
   }
 }
 
+/** Plan mode is the main agent's: a subagent shares its parent's service and is held by its guard. */
+const onMainAgent = (accessor: ServiceAccessor): boolean => isMainAgent(accessor.get(IAgentOptions));
+const SUBAGENT_PLAN_MODE_REASON = "a subagent is held to its parent's plan mode and has none of its own";
+
 export const IEnterPlanModeTool = createServiceId<EnterPlanModeTool>('tool.EnterPlanMode');
 export const IExitPlanModeTool = createServiceId<ExitPlanModeTool>('tool.ExitPlanMode');
 
@@ -198,7 +202,8 @@ export const enterPlanModeTool = registerAgentToolService(IEnterPlanModeTool, En
   // Turning on a mode that only restricts: nothing to confirm.
   approval: 'auto',
   // A mode nobody could review the way out of would trap the agent.
-  when: (accessor) => accessor.get(ISessionInteractionService).canRequest('plan_review') || accessor.get(IConfigService).section(planConfig).autoApprove,
+  when: (accessor) => onMainAgent(accessor) && (accessor.get(ISessionInteractionService).canRequest('plan_review') || accessor.get(IConfigService).section(planConfig).autoApprove),
+  inactiveReason: (accessor) => (onMainAgent(accessor) ? 'no one can review a plan here (no plan_review host, plan.autoApprove off)' : SUBAGENT_PLAN_MODE_REASON),
   samples: ENTER_PLAN_MODE_SAMPLES,
 });
 export const exitPlanModeTool = registerAgentToolService(IExitPlanModeTool, ExitPlanModeTool, {
@@ -207,5 +212,7 @@ export const exitPlanModeTool = registerAgentToolService(IExitPlanModeTool, Exit
   requiredRuntimeCapabilities: [],
   // The plan review is the approval.
   approval: 'auto',
+  when: onMainAgent,
+  inactiveReason: () => SUBAGENT_PLAN_MODE_REASON,
   samples: EXIT_PLAN_MODE_SAMPLES,
 });

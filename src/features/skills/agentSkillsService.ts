@@ -1,6 +1,7 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { DisposableStore } from '../../base/lifecycle';
 import { IAgentToolExecutorService } from '../../services/executor/toolExecutor';
+import type { ToolAccesses } from '../../tool/accesses';
 import { IAgentToolActivationService } from '../../services/toolActivation/toolActivation';
 import { ISkillCatalog, type Skill, SKILL_TOOL_NAME } from './contract';
 
@@ -21,16 +22,17 @@ export class AgentSkillsService {
     @inject(IAgentToolExecutorService) executor: IAgentToolExecutorService,
   ) {
     this.disposables.add(catalog.onDidChange(() => activation.recompute()));
-    // A call may have written a skill (Write, Edit, Bash, git checkout): list again once the burst of finished calls is over.
+    // A call may have written a skill (Write, Edit, Bash, git checkout): list again once the burst of
+    // finished calls is over. One that declared only reads (Read, Grep, an explore subagent) wrote none.
     this.disposables.add(
-      executor.onToolCallFinished((event) => {
-        if (event.name === SKILL_TOOL_NAME || event.outcome !== 'executed' || this.relistScheduled) return;
+      executor.onDidExecuteTool((ctx) => {
+        if (ctx.name === SKILL_TOOL_NAME || ctx.outcome !== 'executed' || this.relistScheduled || !mayWriteFiles(ctx.accesses)) return;
         this.relistScheduled = true;
         setImmediate(() => {
           this.relistScheduled = false;
           if (!this.disposables.isDisposed) this.catalog.list();
         });
-      }),
+      }, { name: 'skills relist' }),
     );
   }
 
@@ -47,6 +49,10 @@ export class AgentSkillsService {
   dispose(): void {
     this.disposables.dispose();
   }
+}
+
+function mayWriteFiles(accesses: ToolAccesses): boolean {
+  return accesses.some((access) => access.kind === 'all' || access.kind === 'process' || (access.kind === 'file' && access.op === 'write'));
 }
 
 /** A changed skill (other grants, a new scripts/ folder) is a different skill to approve. */

@@ -54,6 +54,12 @@ interface ChildRecord {
 }
 
 
+/**
+ * The children an agent remembers for `resume`, most recently run last: each may hold its whole
+ * conversation, so an agent starting children all session long must not keep them all.
+ */
+export const MAX_RESUMABLE_SUBAGENTS = 100;
+
 function randomBase36(length: number): string {
   let out = '';
   for (const byte of randomBytes(length)) out += (byte % 36).toString(36);
@@ -154,6 +160,17 @@ export class AgentSubagentService implements IAgentSubagentService {
     return this.children.get(agentId);
   }
 
+  /** Drops the least recently run children that are not running beyond MAX_RESUMABLE_SUBAGENTS. */
+  private forgetOldestChildren(): void {
+    let excess = this.children.size - MAX_RESUMABLE_SUBAGENTS;
+    for (const [id, record] of this.children) {
+      if (excess <= 0) return;
+      if (record.running) continue;
+      this.children.delete(id);
+      excess--;
+    }
+  }
+
   private worktreeRuntime(): WorktreeRuntime {
     return { process: this.runtime.requireProcess(), fs: this.runtime.requireFs() };
   }
@@ -180,7 +197,10 @@ export class AgentSubagentService implements IAgentSubagentService {
   async run(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome> {
     const { agentId } = launch;
     const record = this.children.get(agentId) ?? { agentId, profileName: launch.resolved.profile.name, running: false };
+    // Re-inserted: the map's order is the order of last runs, oldest first.
+    this.children.delete(agentId);
     this.children.set(agentId, record);
+    this.forgetOldestChildren();
     record.running = true;
     const controller = new AbortController();
     this.running.add(controller);
@@ -275,6 +295,7 @@ export class AgentSubagentService implements IAgentSubagentService {
     const parent = this.options;
     const label = `from subagent ${launch.description}`;
     const lineage: SubagentLineage = { depth: this.lineage.depth + 1, description: launch.description };
+    const planMode = this.planMode;
     const child = this.factory.createAgent({
       id: launch.agentId,
       cwd,
@@ -289,9 +310,11 @@ export class AgentSubagentService implements IAgentSubagentService {
         container.rebind(ISessionInteractionService).toConstantValue(new SubagentInteractionService(() => this.services.get(ISessionInteractionService), label));
         container.rebind(IAgentSessionGrants).toConstantValue(this.grants);
         container.rebind(ISubagentLineage).toConstantValue(lineage);
+        // The child has no plan mode of its own (no state to read): it shares the parent's, which
+        // holds it through the guard below. A constant: disposing the child leaves it alone.
+        if (planMode) container.rebind(IAgentPlanModeService).toConstantValue(planMode);
       },
     });
-    const planMode = this.planMode;
     if (planMode) {
       // The parent's plan mode holds the child too: it may only read while the parent plans.
       child.executor.onBeforeExecuteTool(

@@ -12,7 +12,7 @@ import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../t
 import { agentConfig } from './agentConfig';
 import { formatOutcome } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
-import { AgentSubagentService } from './agentSubagentService';
+import { AgentSubagentService, MAX_RESUMABLE_SUBAGENTS } from './agentSubagentService';
 import type { SubagentLaunch } from './contract';
 
 const BACKGROUND_TOOLS = ['TaskOutput', 'TaskStop', 'WaitFor'] as const;
@@ -81,7 +81,11 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     let keptWorktree = false;
     if (input.resume !== undefined) {
       const previous = this.subagents.child(input.resume);
-      if (!previous) return toolError(`${input.resume} is not a subagent this agent started; resume takes the agent_id of an earlier Agent result.`);
+      if (!previous) {
+        return toolError(
+          `${input.resume} is not one of the last ${MAX_RESUMABLE_SUBAGENTS} subagents this agent started; resume takes the agent_id of a recent Agent result, or start a new subagent.`,
+        );
+      }
       if (previous.running) {
         const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
         return toolError(`Agent ${input.resume} is running; wait for it${task ? ` (WaitFor task_ids ["${task.id}"])` : ''} before resuming.`);

@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { IAgentPlanModeService, type ModeChangedEvent } from '../../../src/features/plan/contract';
 import { createPlanFeature } from '../../../src/features/plan/planFeature';
-import { planModeDecision } from '../../../src/features/plan/planGuard';
+import { PLAN_MODE_STATE_KEY, planModeDecision } from '../../../src/features/plan/planGuard';
 import { IAgentMcpService } from '../../../src/features/mcp/client/agentMcp';
 import type { AgentTool } from '../../../src/di/toolContribution';
 import { IAgentStateStore, type AgentStateWarning } from '../../../src/services/agentState/agentState';
-import { agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
+import { FileAgentStateStore, agentStateFilePath } from '../../../src/services/agentState/fileAgentStateStore';
 import { NO_REVIEWER_MESSAGE } from '../../../src/features/plan/planTools';
 import { ToolAccesses } from '../../../src/tool/accesses';
 import { ISubagentRunnerService } from '../../../src/tools/agent/contract';
@@ -172,6 +172,45 @@ describe('the plan guard, through the executor with an approver that approves ev
     const { h } = open();
     expect((await h.call('Write', { path: 'b.txt', content: 'x' })).outcome).toBe('executed');
     expect((await h.call('Bash', { command: 'echo x > f' })).outcome).toBe('executed');
+  });
+});
+
+/** The real file store, recording which agent's keys are read. */
+class RecordingStateStore extends FileAgentStateStore {
+  readonly reads: string[] = [];
+  override get(...args: Parameters<FileAgentStateStore['get']>): ReturnType<FileAgentStateStore['get']> {
+    this.reads.push(`${args[0].agentId} ${args[1]}`);
+    return super.get(...args);
+  }
+}
+
+describe('a subagent and plan mode', () => {
+  test.each([
+    ['outside plan mode, a writing child', false, 'general'],
+    ['in plan mode, a read-only child', true, 'explore'],
+  ])('%s: shares the parent\'s mode, reads no mode state of its own, and has no EnterPlanMode/ExitPlanMode', async (_label, planning, profile) => {
+    fs.writeFileSync(nodePath.join(fx.dir, 'a.txt'), 'a\n');
+    const store = new RecordingStateStore();
+    const host = new FakeHost({ approval: approve, plan_review: approvePlan });
+    const h = fx.open({ id: 'main', builtins: true, interactions: host, appOverrides: (c) => c.rebind(IAgentStateStore).toConstantValue(store) });
+    if (planning) await enter(h);
+    const childTools: string[][] = [];
+    const runner = new ScriptedSubagentRunner((request) => {
+      childTools.push(request.child.modelTools().map((t) => t.name));
+      return { batches: [[{ name: 'Read', args: { path: 'a.txt' } }]], text: 'looked' };
+    });
+    h.app.get(ISubagentRunnerService).bind(runner);
+    const result = await h.call('Agent', { description: 'look', prompt: 'read a.txt', subagent_type: profile });
+    expect([result.outcome, result.isError]).toEqual(['executed', false]);
+    expect(runner.runs[0]!.results[0]![0]!.isError).toBe(false);
+    const childId = runner.runs[0]!.request.child.agentId;
+    expect(store.reads).toContain(`main ${PLAN_MODE_STATE_KEY}`);
+    expect(store.reads.filter((read) => read.startsWith(`${childId} `) && read.endsWith(` ${PLAN_MODE_STATE_KEY}`))).toEqual([]);
+    expect(childTools[0]).toContain('Read');
+    expect(childTools[0]).not.toContain('EnterPlanMode');
+    expect(childTools[0]).not.toContain('ExitPlanMode');
+    // The parent's mode is untouched by the child's run.
+    expect(await h.agent.container.get(IAgentPlanModeService).current()).toEqual(planning ? expect.objectContaining({ mode: 'plan' }) : undefined);
   });
 });
 

@@ -133,6 +133,21 @@ describe('the Skill tool', () => {
     expect(h.agent.registry.get('Skill')).toBeDefined();
   });
 
+  test('a call that declared only reads does not list the skills again; one that writes does', async () => {
+    writeFiles(fx.dir, { 'a.txt': 'a\n', '.agents/skills/lint/SKILL.md': skillFile({ name: 'lint', description: 'Lint the code.' }) });
+    const { h } = open();
+    const catalog = h.agent.get(ISkillCatalog);
+    const list = jest.spyOn(catalog, 'list');
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    expect((await h.call('Read', { path: 'a.txt' })).outcome).toBe('executed');
+    expect((await h.call('Grep', { pattern: 'a' })).outcome).toBe('executed');
+    await turn();
+    expect(list).not.toHaveBeenCalled();
+    expect((await h.call('Write', { path: 'b.txt', content: 'b' })).outcome).toBe('executed');
+    await turn();
+    expect(list).toHaveBeenCalledTimes(1);
+  });
+
   test('its description lists model-invocable skills; over the budget descriptions shrink, every skill stays (200 skills)', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 200; i++) {

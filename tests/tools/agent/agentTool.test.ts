@@ -5,6 +5,7 @@ import { IAgentPlanModeService } from '../../../src/features/plan/contract';
 import { outputText } from '../../../src/tool/contract';
 import { type SubagentRunRequest, ISubagentRunnerService } from '../../../src/tools/agent/contract';
 import { ScriptedSubagentRunner, type SubagentScript } from '../../../src/tools/agent/scriptedRunner';
+import { MAX_RESUMABLE_SUBAGENTS } from '../../../src/tools/agent/agentSubagentService';
 import { type Harness, useAgent } from '../../helpers/agentHarness';
 import { FakeHost, approve, approveAll } from '../../helpers/fakeHost';
 
@@ -156,7 +157,24 @@ describe('Agent through the executor with the scripted runner', () => {
     const both = await h.call('Agent', { description: 'Continue', prompt: 'x', resume: agentId, subagent_type: 'general' });
     expect(outputText(both.output)).toBe(`resume continues subagent ${agentId} with the profile it had; leave out subagent_type (or start a new subagent without resume).`);
     const unknown = await h.call('Agent', { description: 'Continue', prompt: 'x', resume: 'agent-nope' });
-    expect(outputText(unknown.output)).toBe('agent-nope is not a subagent this agent started; resume takes the agent_id of an earlier Agent result.');
+    expect(outputText(unknown.output)).toBe(
+      `agent-nope is not one of the last ${MAX_RESUMABLE_SUBAGENTS} subagents this agent started; resume takes the agent_id of a recent Agent result, or start a new subagent.`,
+    );
+  });
+
+  test(`an agent remembers its last ${MAX_RESUMABLE_SUBAGENTS} children for resume, by last run, not every child it ever started`, async () => {
+    const { h } = open({ text: 'done' });
+    const ids: string[] = [];
+    const start = async (i: number) => ids.push(/^agent_id: (\S+)/.exec(outputText((await h.call('Agent', explore(`child ${i}`))).output))![1]!);
+    for (let i = 0; i < MAX_RESUMABLE_SUBAGENTS; i++) await start(i);
+    const [first, second] = ids as [string, string];
+    // The first child runs again, so when one more child passes the limit the second is the oldest run.
+    expect((await h.call('Agent', { description: 'Continue', prompt: 'x', resume: first })).isError).toBe(false);
+    await start(MAX_RESUMABLE_SUBAGENTS);
+    const forgotten = await h.call('Agent', { description: 'Continue', prompt: 'x', resume: second });
+    expect(outputText(forgotten.output)).toMatch(new RegExp(`^${second} is not one of the last ${MAX_RESUMABLE_SUBAGENTS} subagents this agent started;`));
+    const resumed = await h.call('Agent', { description: 'Continue', prompt: 'x', resume: first });
+    expect([resumed.isError, outputText(resumed.output)]).toEqual([false, expect.stringContaining(`agent_id: ${first}\n`)]);
   });
 
   test('the final text is capped at agent.maxResultChars with the full text saved', async () => {
