@@ -3,7 +3,9 @@ import { IAgentStateStore } from '../../services/agentState/agentState';
 import { FileAgentStateStore } from '../../services/agentState/fileAgentStateStore';
 import { IAgentTaskServiceFactory } from '../../tools/task/contract';
 import { IScaleRedis } from './contract';
+import { ISubagentJobQueue } from '../../tools/agent/contract';
 import { QueuedTaskServiceFactory } from './jobs/queuedTaskServiceFactory';
+import { SubagentJobQueue } from './jobs/subagentJobQueue';
 import { RedisAgentStateStore } from './redisAgentStateStore';
 import { scaleConfig } from './scaleConfig';
 import { ScaleRedis } from './scaleRedis';
@@ -11,8 +13,8 @@ import { ScaleRedis } from './scaleRedis';
 /**
  * Serving past one process: the `scale` config section and the App's Redis (IScaleRedis). With
  * `scale.redis.url` set, agent state lives in Redis (RedisAgentStateStore) instead of the default
- * files, and with `scale.jobs.backgroundTasks: "queue"` background Bash tasks are BullMQ jobs on
- * `toolhost worker` processes. Unset, nothing changes and no Redis client is loaded.
+ * files, and with `scale.jobs.backgroundTasks: "queue"` background Bash tasks (and with `scale.jobs.subagents:
+ * "queue"` background subagents and AgentSwarm items) are BullMQ jobs on `toolhost worker` processes. Unset, nothing changes and no Redis client is loaded.
  */
 export function createScaleFeature() {
   return new Feature('scale')
@@ -28,5 +30,9 @@ export function createScaleFeature() {
       },
       [IScaleRedis],
     )
-    .bindAgent(({ bind }) => bind(IAgentTaskServiceFactory).to(QueuedTaskServiceFactory).inSingletonScope());
+    .bindAgent(({ bind }) => {
+      bind(QueuedTaskServiceFactory).toSelf().inSingletonScope();
+      bind(IAgentTaskServiceFactory).toService(QueuedTaskServiceFactory);
+      bind(ISubagentJobQueue).to(SubagentJobQueue).inSingletonScope();
+    });
 }

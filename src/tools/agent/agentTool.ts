@@ -10,7 +10,7 @@ import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
 import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../task/contract';
 import { agentConfig } from './agentConfig';
-import { formatOutcome } from './agentResult';
+import { formatOutcome, runLoggedChild, taskEndOf } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
 import { AgentSubagentService } from './agentSubagentService';
 import type { SubagentLaunch } from './contract';
@@ -101,6 +101,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     }
     const repoDir = input.isolation === 'worktree' || keptWorktree ? this.worktreeRepo : undefined;
     if ((input.isolation === 'worktree' || keptWorktree) && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
+    const refusal = input.run_in_background === true ? this.subagents.placementRefusal({ isolated: repoDir !== undefined }) : undefined;
+    if (refusal !== undefined) return toolError(refusal);
     const launchOf = (): SubagentLaunch => {
       const id = agentId ?? this.subagents.newAgentId();
       return {
@@ -130,20 +132,19 @@ export class AgentTool implements ExecutableTool<AgentInput> {
 
   private async startInBackground(launch: SubagentLaunch): Promise<ToolResult> {
     const tasks = this.tasks!;
+    const format = { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars };
+    const shown = { description: launch.description, command: `${AGENT_TOOL_NAME} ${launch.resolved.profile.name}`, cwd: launch.worktree?.path ?? this.workspace.cwd };
+    const queue = this.subagents.jobQueue;
     let task;
     try {
-      task = tasks.startAgent({
-        description: launch.description,
-        command: `${AGENT_TOOL_NAME} ${launch.resolved.profile.name}`,
-        agentId: launch.agentId,
-        cwd: launch.worktree?.path ?? this.workspace.cwd,
-        run: async (signal, log) => {
-          const outcome = await this.subagents.run(launch, signal, { progress: (text) => log(`[${text}]\n`) });
-          const result = formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
-          log(result.output as string);
-          return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.error !== undefined ? { stopReason: outcome.error } : {}) };
-        },
-      });
+      if (queue) {
+        // On a worker: it runs the child as runLoggedChild does here, into the task's output.
+        const queued = queue.startBackground(this.subagents.jobOf(launch, true), shown);
+        this.subagents.noteChild(launch.agentId, launch.resolved.profile.name, undefined, queued.ended);
+        task = queued.task;
+      } else {
+        task = tasks.startAgent({ ...shown, agentId: launch.agentId, run: async (signal, log) => taskEndOf(await runLoggedChild(this.subagents, launch, signal, log, format)) });
+      }
     } catch (error) {
       if (error instanceof TaskLimitError) return toolError(error.message);
       throw error;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { TaskInfo, TaskStatus } from '../../../tools/task/contract';
+import type { SubagentJob, SubagentJobResult } from '../../../tools/agent/contract';
+import type { TaskInfo, TaskKind, TaskStatus } from '../../../tools/task/contract';
 
 /**
  * Queued background tasks in Redis, shared by the agent instances that start and read them and
@@ -35,8 +36,8 @@ export function taskKeys(keyPrefix: string): TaskKeys {
 /** A task's state in Redis: `queued` until a worker claims it, then as TaskStatus. */
 export type QueuedTaskState = 'queued' | TaskStatus;
 
-/** What a BullMQ job carries: enough to run the command on any worker. */
-export interface TaskJobData {
+/** What a BullMQ job named `bash` carries: enough to run the command on any worker. */
+export interface BashJobData {
   readonly taskId: string;
   readonly agentId: string;
   readonly command: string;
@@ -44,7 +45,21 @@ export interface TaskJobData {
   /** Variables the agent set on top of its own environment (the worker's environment is the base). */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /** The agent's workspace roots: what a sandboxed worker (config sandbox "bwrap") lets the command write. */
+  readonly roots?: readonly string[];
 }
+
+/** What a BullMQ job named `agent` carries: a subagent for the worker's ISubagentJobHost. */
+export interface SubagentJobData {
+  readonly taskId: string;
+  readonly agentId: string;
+  readonly job: SubagentJob;
+}
+
+export type TaskJobData = BashJobData | SubagentJobData;
+
+/** The BullMQ job names, one per kind of task. */
+export const JOB_NAMES = { process: 'bash', agent: 'agent' } as const satisfies Record<TaskKind, string>;
 
 /** How a run ended, as the worker writes it. */
 export interface TaskEnding {
@@ -53,13 +68,35 @@ export interface TaskEnding {
   readonly signal?: string | null;
   readonly stopReason?: string;
   readonly forceKilled?: boolean;
+  /** A subagent's result (SubagentJobResult as JSON). */
+  readonly result?: string;
+}
+
+/** What a new record says about the task. */
+export interface NewTaskRecord {
+  readonly id: string;
+  /** The agent that owns the task. */
+  readonly agentId: string;
+  readonly kind: TaskKind;
+  readonly description: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly startedAt: number;
+  readonly timeoutMs?: number;
+  /** An agent task's subagent id. */
+  readonly childAgentId?: string;
+  /** Not listed (TaskList) nor reported: an AgentSwarm item, whose swarm reports it. */
+  readonly hidden?: boolean;
 }
 
 /** The record written when a task is queued. */
-export function newRecordFields(info: { id: string; agentId: string; description: string; command: string; cwd: string; startedAt: number; timeoutMs?: number }): Record<string, string> {
+export function newRecordFields(info: NewTaskRecord): Record<string, string> {
   return {
     id: info.id,
     agentId: info.agentId,
+    kind: info.kind,
+    ...(info.childAgentId !== undefined ? { childAgentId: info.childAgentId } : {}),
+    ...(info.hidden === true ? { hidden: '1' } : {}),
     description: info.description,
     command: info.command,
     cwd: info.cwd,
@@ -84,9 +121,10 @@ export function taskInfoOf(fields: Record<string, string>, keys: TaskKeys): Task
   const pid = num(fields.pid);
   return {
     id: fields.id,
-    kind: 'process',
+    kind: fields.kind === 'agent' ? 'agent' : 'process',
     description: fields.description ?? '',
     command: fields.command ?? '',
+    ...(fields.childAgentId !== undefined ? { agentId: fields.childAgentId } : {}),
     cwd: fields.cwd ?? '',
     // Waiting for a worker counts as running: it has started as far as the agent is concerned.
     status: state === 'queued' ? 'running' : state,
@@ -101,6 +139,21 @@ export function taskInfoOf(fields: Record<string, string>, keys: TaskKeys): Task
     outputCapped: (num(fields.keptFrom) ?? 0) > 0,
     forceKilled: fields.forceKilled === '1',
   };
+}
+
+/** Whether a record is an AgentSwarm item's (not listed, not reported). */
+export function isHiddenRecord(fields: Record<string, string>): boolean {
+  return fields.hidden === '1';
+}
+
+/** A subagent's result from its record; undefined when the worker wrote none (or it is not JSON). */
+export function subagentResultOf(fields: Record<string, string>): SubagentJobResult | undefined {
+  if (fields.result === undefined) return undefined;
+  try {
+    return JSON.parse(fields.result) as SubagentJobResult;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Appends a chunk and drops the oldest chunks past the cap (counted in keptFrom). */
@@ -154,10 +207,12 @@ export class TaskRecordStore {
     private readonly keepEndedS: number,
   ) {}
 
+  /** Writes the record, lists it under its agent (unless hidden) and announces it, in one round trip. */
   async create(agentId: string, fields: Record<string, string>): Promise<void> {
     const taskId = fields.id!;
-    await this.redis.multi().hset(this.keys.record(taskId), fields).zadd(this.keys.agentTasks(agentId), Number(fields.startedAt), taskId).exec();
-    await this.announce({ agentId, taskId });
+    const multi = this.redis.multi().hset(this.keys.record(taskId), fields);
+    if (!isHiddenRecord(fields)) multi.zadd(this.keys.agentTasks(agentId), Number(fields.startedAt), taskId);
+    await multi.publish(this.keys.events(agentId), taskId).exec();
   }
 
   async read(taskId: string): Promise<Record<string, string>> {
@@ -210,6 +265,7 @@ export class TaskRecordStore {
     if (ending.exitCode !== undefined) fields.push('exitCode', ending.exitCode === null ? '' : String(ending.exitCode), 'signal', ending.signal ?? '');
     if (ending.stopReason !== undefined) fields.push('stopReason', ending.stopReason);
     if (ending.forceKilled) fields.push('forceKilled', '1');
+    if (ending.result !== undefined) fields.push('result', ending.result);
     const done = (await this.redis.eval(FINISH, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), String(this.keepEndedS), ...fields)) === 1;
     if (done) await this.announce(ref);
     return done;
