@@ -53,6 +53,8 @@ interface ChildRecord {
   readonly profileName: string;
   running: boolean;
   conversation?: JsonValue;
+  /** A run on a worker: settles once its result (conversation) is noted here. */
+  queuedRun?: Promise<void>;
   /** The worktree its last run kept (it has changes): a resume continues there. */
   keptWorktree?: Worktree;
 }
@@ -155,8 +157,14 @@ export class AgentSubagentService implements IAgentSubagentService {
     }
   }
 
-  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly keptWorktree?: Worktree } | undefined {
-    return this.children.get(agentId);
+  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly queued: boolean; readonly keptWorktree?: Worktree } | undefined {
+    const record = this.children.get(agentId);
+    return record && { ...record, queued: record.queuedRun !== undefined };
+  }
+
+  /** Resolves once the last run of a child on a worker has been noted (its task may have ended a moment before). */
+  async queuedRunNoted(agentId: string): Promise<void> {
+    await this.children.get(agentId)?.queuedRun;
   }
 
   private worktreeRuntime(): WorktreeRuntime {
@@ -230,7 +238,7 @@ export class AgentSubagentService implements IAgentSubagentService {
     if (conversation !== undefined) record.conversation = conversation;
     if (!ended) return;
     record.running = true;
-    void ended.then(({ result }) => {
+    record.queuedRun = ended.then(({ result }) => {
       record.running = false;
       if (result?.conversation !== undefined) record.conversation = result.conversation;
     });

@@ -82,8 +82,9 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     if (input.resume !== undefined) {
       const previous = this.subagents.child(input.resume);
       if (!previous) return toolError(`${input.resume} is not a subagent this agent started; resume takes the agent_id of an earlier Agent result.`);
-      if (previous.running) {
-        const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
+      const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
+      // A child on a worker runs while its task does (its result is noted a moment after the task ended).
+      if (previous.queued ? task !== undefined : previous.running) {
         return toolError(`Agent ${input.resume} is running; wait for it${task ? ` (WaitFor task_ids ["${task.id}"])` : ''} before resuming.`);
       }
       agentId = input.resume;
@@ -121,7 +122,10 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
       description: `Starting subagent ${profileName}: ${input.description}`,
       display: { kind: 'agent_call', agent_name: profileName, prompt: input.prompt, ...(background ? { background } : {}) },
-      execute: (ctx) => (background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }))),
+      execute: async (ctx) => {
+        if (agentId !== undefined) await this.subagents.queuedRunNoted(agentId);
+        return background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }));
+      },
     };
   }
 
