@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RedisScript } from '../redisScript';
 import type { SubagentJob, SubagentJobResult } from '../../../tools/agent/contract';
 import type { TaskInfo, TaskKind, TaskStatus } from '../../../tools/task/contract';
 
@@ -156,8 +157,8 @@ export function subagentResultOf(fields: Record<string, string>): SubagentJobRes
   }
 }
 
-/** Appends a chunk and drops the oldest chunks past the cap (counted in keptFrom). */
-const APPEND_OUTPUT = `
+/** Appends a chunk, drops the oldest chunks past the cap (counted in keptFrom) and announces it; ARGV: chunk, cap, channel, task id. */
+const APPEND_OUTPUT = new RedisScript(`
 local len = string.len(ARGV[1])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'outputBytes', len)
@@ -170,28 +171,30 @@ while kept > cap do
   kept = redis.call('HINCRBY', KEYS[1], 'keptBytes', -n)
   redis.call('HINCRBY', KEYS[1], 'keptFrom', n)
 end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return kept
-`;
+`);
 
 /** queued → running for one worker; returns the state found when it was not queued. */
-const CLAIM = `
+const CLAIM = new RedisScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'queued' then return state or 'missing' end
 redis.call('HSET', KEYS[1], 'state', 'running', 'worker', ARGV[1], 'claimedAt', ARGV[2])
 return 'claimed'
-`;
+`);
 
-/** Ends a queued or running task once (the first ending wins); ARGV: ttl seconds, then field/value pairs. */
-const FINISH = `
+/** Ends a queued or running task once (the first ending wins) and announces it; ARGV: ttl seconds, channel, task id, then field/value pairs. */
+const FINISH = new RedisScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'queued' and state ~= 'running' then return 0 end
 local fields = {}
-for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
-`;
+`);
 
 /** A task and its agent (changes are announced on the agent's channel). */
 export interface TaskRef {
@@ -236,17 +239,23 @@ export class TaskRecordStore {
   }
 
   async claim(taskId: string, workerId: string): Promise<string> {
-    return String(await this.redis.eval(CLAIM, 1, this.keys.record(taskId), workerId, String(Date.now())));
+    return String(await CLAIM.run(this.redis, [this.keys.record(taskId)], [workerId, String(Date.now())]));
   }
 
-  async setFields(ref: TaskRef, fields: Record<string, string>): Promise<void> {
-    await this.redis.hset(this.keys.record(ref.taskId), fields);
-    await this.announce(ref);
+  /**
+   * Records what a worker started (pid, worker pid) and announces it; returns a stop already
+   * requested (before the worker listened for stop requests). One round trip.
+   */
+  async markStarted(ref: TaskRef, fields: Record<string, string>): Promise<string | undefined> {
+    const record = this.keys.record(ref.taskId);
+    const results = (await this.redis.multi().hset(record, fields).publish(this.keys.events(ref.agentId), ref.taskId).hget(record, 'stopRequested').exec()) ?? [];
+    const [error, stopRequested] = results[2] ?? [null, null];
+    if (error) throw error;
+    return typeof stopRequested === 'string' ? stopRequested : undefined;
   }
 
   async appendOutput(ref: TaskRef, chunk: Buffer, capBytes: number): Promise<void> {
-    await this.redis.eval(APPEND_OUTPUT, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), chunk, String(capBytes));
-    await this.announce(ref);
+    await APPEND_OUTPUT.run(this.redis, [this.keys.record(ref.taskId), this.keys.output(ref.taskId)], [chunk, String(capBytes), this.keys.events(ref.agentId), ref.taskId]);
   }
 
   /** The output still held (read at one instant): the offset of its first byte, the bytes, and the total so far. */
@@ -266,17 +275,11 @@ export class TaskRecordStore {
     if (ending.stopReason !== undefined) fields.push('stopReason', ending.stopReason);
     if (ending.forceKilled) fields.push('forceKilled', '1');
     if (ending.result !== undefined) fields.push('result', ending.result);
-    const done = (await this.redis.eval(FINISH, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), String(this.keepEndedS), ...fields)) === 1;
-    if (done) await this.announce(ref);
-    return done;
+    const args = [String(this.keepEndedS), this.keys.events(ref.agentId), ref.taskId, ...fields];
+    return (await FINISH.run(this.redis, [this.keys.record(ref.taskId), this.keys.output(ref.taskId)], args)) === 1;
   }
 
   async requestStop(taskId: string, reason: string): Promise<void> {
-    await this.redis.hset(this.keys.record(taskId), 'stopRequested', reason);
-    await this.redis.publish(this.keys.control, JSON.stringify({ id: taskId, reason }));
-  }
-
-  private async announce(ref: TaskRef): Promise<void> {
-    await this.redis.publish(this.keys.events(ref.agentId), ref.taskId);
+    await this.redis.multi().hset(this.keys.record(taskId), 'stopRequested', reason).publish(this.keys.control, JSON.stringify({ id: taskId, reason })).exec();
   }
 }

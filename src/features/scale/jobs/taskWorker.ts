@@ -175,8 +175,7 @@ export class TaskWorker {
   private async tracked<T>(task: RunningTask, fields: Record<string, string>, work: () => Promise<T>): Promise<T> {
     this.running.set(task.ref.taskId, task);
     try {
-      await this.store.setFields(task.ref, { ...fields, workerPid: String(process.pid) });
-      const stopRequested = (await this.store.read(task.ref.taskId)).stopRequested;
+      const stopRequested = await this.store.markStarted(task.ref, { ...fields, workerPid: String(process.pid) });
       if (stopRequested !== undefined) this.end(task, 'killed', stopRequested);
       return await work();
     } finally {

@@ -36,7 +36,7 @@ describeWithRedis('background Bash tasks on a worker with sandbox "bwrap"', () =
     });
 
     test('the worker runs the task under bubblewrap: it writes the agent\'s workspace, never outside it', async () => {
-      const scale = { redis: { url, keyPrefix: 'sandboxed:' }, jobs: { backgroundTasks: 'queue' } };
+      const scale = { redis: { url, keyPrefix: 'sandboxed:' }, jobs: { backgroundTasks: 'queue' } } as const;
       // The worker sandboxes; the agent itself does not (its own Bash would run unsandboxed).
       fs.writeFileSync(nodePath.join(configDir, 'toolhost.json'), JSON.stringify({ scale, sandbox: 'bwrap' }));
       const started = startCliProcess(['worker', '--config', nodePath.join(configDir, 'toolhost.json')], { cwd: configDir });
