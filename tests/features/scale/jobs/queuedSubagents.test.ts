@@ -9,7 +9,7 @@ import { IAgentTaskService, type TaskInfo } from '../../../../src/tools/task/con
 import { callTool, type Harness, text, useAgent } from '../../../helpers/agentHarness';
 import { waitFor } from '../../../helpers/async';
 import { type ChatCompletionsServer, completion, startChatCompletionsServer, toolCalls } from '../../../helpers/chatCompletionsServer';
-import { type StartedCli, startCliProcess } from '../../../helpers/cliProcess';
+import { runCliProcess, type StartedCli, startCliProcess } from '../../../helpers/cliProcess';
 import { approveAll } from '../../../helpers/fakeHost';
 import { killQuietly } from '../../../helpers/processes';
 import { describeWithRedis, type RedisTestServer, startRedisServer } from '../../../helpers/redisServer';
@@ -220,6 +220,13 @@ describeWithRedis('background subagents and AgentSwarm items as BullMQ jobs on t
     expect(model.requests.map((r) => r.body.messages.at(-1)!.content)).toEqual(['Look at a.ts', 'Look at b.ts', 'Look at c.ts']);
     await tasksOf(a).refresh();
     expect(tasksOf(a).list()).toEqual([]);
+  });
+
+  test('a worker for subagents refuses a --redis other than the agents\' scale.redis.url (their state lives there)', async () => {
+    const run = await runCliProcess(['worker', '--config', nodePath.join(configDir, 'toolhost.json'), '--redis', 'redis://127.0.0.1:1'], { cwd: configDir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--redis redis://127.0.0.1:1 differs from scale.redis.url in');
+    expect(run.stderr).toContain('set scale.redis.url there instead');
   });
 
   test('aborting AgentSwarm cancels its queued and running items', async () => {
