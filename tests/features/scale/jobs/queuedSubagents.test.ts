@@ -101,7 +101,9 @@ describeWithRedis('background subagents and AgentSwarm items as BullMQ jobs on t
     const a = instance();
     const b = instance();
     const { taskId, agentId } = await startChild(a, { prompt: 'What does notes.txt say?', subagent_type: 'explore' });
-    await b.agent.get(IAgentTaskService).refresh();
+    // a's refresh waits until its record is written; then b reads it.
+    await tasksOf(a).refresh();
+    await tasksOf(b).refresh();
     expect(tasksOf(b).get(taskId)).toMatchObject({ kind: 'agent', agentId, command: 'Agent explore' });
     const waited = text(await callTool(b.agent, 'WaitFor', { task_ids: [taskId], timeout: 60 }));
     expect(waited).toMatch(/^wait_status: completed/);
@@ -155,6 +157,7 @@ describeWithRedis('background subagents and AgentSwarm items as BullMQ jobs on t
     const b = instance();
     const { taskId } = await startChild(a, { prompt: 'Think for a long time', subagent_type: 'explore' });
     await model.requestsArrived(1);
+    await tasksOf(a).refresh();
     await tasksOf(b).refresh();
     const stopped = text(await callTool(b.agent, 'TaskStop', { task_id: taskId, reason: 'not needed' }));
     expect(stopped).toMatch(/killed/);
