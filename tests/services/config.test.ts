@@ -58,7 +58,7 @@ describe('configuration', () => {
       cron: { wakeCheckMinutes: 10, allowSeconds: false },
       mcpServers: {},
       hooks: { PreToolUse: [], PostToolUse: [] },
-      scale: { redis: { keyPrefix: 'toolhost:' }, jobs: { backgroundTasks: 'local', cron: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 } },
+      scale: { redis: { keyPrefix: 'toolhost:' }, jobs: { backgroundTasks: 'local', subagents: 'local', cron: 'local', outputMaxBytes: 1_048_576, lockDurationMs: 30_000, stalledIntervalMs: 30_000, keepEndedTasksS: 86_400 } },
       skills: { paths: [], listingChars: 8000 },
       media: {
         maxEdgePx: 2_000,

@@ -3,7 +3,8 @@ import { errorMessage } from '../../base/errors';
 import { TaskWorker } from '../../features/scale/jobs/taskWorker';
 import { parseRedisUrl } from '../../features/scale/redisConnection';
 import { scaleConfig } from '../../features/scale/scaleConfig';
-import { type AppConfigInput, createApp } from '../../scopes/appScope';
+import { type App, type AppConfigInput, createApp } from '../../scopes/appScope';
+import { ISubagentJobHost } from '../../tools/agent/contract';
 import { builtinFeatures } from '../../scopes/builtinFeatures';
 import { bashConfig } from '../../tools/os/contract';
 import { createCliFeature, loadConfiguredFeatures } from '../configFeatures';
@@ -33,15 +34,27 @@ async function work(flags: WorkerFlags, io: CliIo): Promise<void> {
     config: workspace.configInput as AppConfigInput,
     configSource: workspace.configSource,
   });
+  // The App stays for the worker's life: queued subagents run in it (ISubagentJobHost), with its runner.
+  try {
+    await takeJobs(app, flags, workspace.configSource, io);
+  } finally {
+    await app.dispose();
+  }
+}
+
+async function takeJobs(app: App, flags: WorkerFlags, configSource: string, io: CliIo): Promise<void> {
   const scale = app.config.section(scaleConfig);
   const bash = app.config.section(bashConfig);
-  await app.dispose();
   if (flags.redis !== undefined) {
     const parsed = parseRedisUrl(flags.redis);
     if (!parsed.ok) throw new UsageError(`--redis: ${parsed.message}`);
   }
   const redisUrl = flags.redis ?? scale.redis.url;
-  if (redisUrl === undefined) throw new UsageError(`No Redis server to take jobs from: set scale.redis.url in ${workspace.configSource}, or pass --redis redis://host:port (or unix:///path/to/redis.sock).`);
+  if (redisUrl === undefined) throw new UsageError(`No Redis server to take jobs from: set scale.redis.url in ${configSource}, or pass --redis redis://host:port (or unix:///path/to/redis.sock).`);
+  if (flags.redis !== undefined && flags.redis !== scale.redis.url && scale.jobs.subagents === 'queue') {
+    // The subagents it runs keep their state (plan mode, todos) in scale.redis.url, as their parents do.
+    throw new UsageError(`--redis ${flags.redis} differs from scale.redis.url in ${configSource}: a worker that runs subagents (scale.jobs.subagents "queue") needs the agents' Redis in its config; set scale.redis.url there instead.`);
+  }
   let worker: TaskWorker;
   try {
     worker = await TaskWorker.start({
@@ -54,13 +67,16 @@ async function work(flags: WorkerFlags, io: CliIo): Promise<void> {
       keepEndedS: scale.jobs.keepEndedTasksS,
       drainMs: bash.drainMs,
       killGraceMs: bash.killGraceMs,
+      sandbox: app.config.config.sandbox,
+      subagents: app.get(ISubagentJobHost),
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
     });
   } catch (error) {
     // Redis unreachable, or ioredis/bullmq missing: the message says what to do.
     throw new UsageError(errorMessage(error));
   }
-  io.stderr.write(`toolhost worker ${worker.id}: taking background tasks from ${redisUrl} (queue ${scale.redis.keyPrefix}bull:tasks, concurrency ${flags.concurrency})\n`);
+  const sandboxed = app.config.config.sandbox.mode === 'bwrap' ? ', Bash under bubblewrap' : '';
+  io.stderr.write(`toolhost worker ${worker.id}: taking background tasks and subagents from ${redisUrl} (queue ${scale.redis.keyPrefix}bull:tasks, concurrency ${flags.concurrency}${sandboxed})\n`);
   const stopped = new Promise<string>((resolve) => {
     const onInterrupt = () => resolve(stopSignalOf(io.interrupt) ?? 'interrupted');
     if (io.interrupt?.aborted) onInterrupt();
@@ -75,8 +91,8 @@ async function work(flags: WorkerFlags, io: CliIo): Promise<void> {
 export function workerCommand(io: CliIo): Command {
   const command = new Command('worker')
     .description(
-      'run background Bash tasks queued by agents with scale.jobs.backgroundTasks "queue": takes BullMQ jobs from scale.redis.url, ' +
-        'runs each command in its own process group and streams its output into Redis. SIGTERM: takes no new jobs, lets running ones finish ' +
+      'run background Bash tasks and subagents queued by agents with scale.jobs.backgroundTasks / scale.jobs.subagents "queue": takes BullMQ jobs from scale.redis.url, ' +
+        'runs each command in its own process group (under bubblewrap with sandbox "bwrap") and each subagent with the subagentRunner of the config, and streams the output into Redis. SIGTERM: takes no new jobs, lets running ones finish ' +
         '(killing them after --shutdown-timeout); jobs not taken stay queued for other workers.',
     )
     .option('--redis <url>', 'the Redis server (default: scale.redis.url of the config)')

@@ -26,7 +26,13 @@ export const ScaleConfigSchema = z.strictObject({
         .enum(['local', 'queue'])
         .default('local')
         .describe(
-          'Where background Bash tasks (run_in_background) run: "local", in this process; "queue", as BullMQ jobs on `toolhost worker` processes (needs scale.redis.url). Background subagents always run in the agent\'s process.',
+          'Where background Bash tasks (run_in_background) run: "local", in this process; "queue", as BullMQ jobs on `toolhost worker` processes (needs scale.redis.url).',
+        ),
+      subagents: z
+        .enum(['local', 'queue'])
+        .default('local')
+        .describe(
+          'Where background subagents (Agent run_in_background) and AgentSwarm items run: "local", in this process; "queue", as BullMQ jobs on `toolhost worker` processes (needs scale.redis.url, and workers with the same toolhost.json, subagentRunner included, and the workspace at the same path).',
         ),
       cron: z
         .enum(['local', 'queue'])
@@ -47,8 +53,10 @@ export const ScaleConfigSchema = z.strictObject({
     })
     .prefault({}),
 }).superRefine((scale, context) => {
-  if (scale.jobs.backgroundTasks === 'queue' && scale.redis.url === undefined) {
-    context.addIssue({ code: 'custom', path: ['jobs', 'backgroundTasks'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });
+  for (const key of ['backgroundTasks', 'subagents'] as const) {
+    if (scale.jobs[key] === 'queue' && scale.redis.url === undefined) {
+      context.addIssue({ code: 'custom', path: ['jobs', key], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });
+    }
   }
   if (scale.jobs.cron === 'queue' && scale.redis.url === undefined) {
     context.addIssue({ code: 'custom', path: ['jobs', 'cron'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' });

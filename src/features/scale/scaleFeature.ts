@@ -1,11 +1,13 @@
 import { Feature } from '../../di/feature';
 import { IAgentStateStore } from '../../services/agentState/agentState';
 import { FileAgentStateStore } from '../../services/agentState/fileAgentStateStore';
+import { ISubagentJobQueue } from '../../tools/agent/contract';
 import { IAgentTaskServiceFactory } from '../../tools/task/contract';
 import { ICronTriggerFactory } from '../cron/contract';
 import { IScaleRedis } from './contract';
 import { QueueCronTriggerFactory } from './cron/queueCronTriggerFactory';
 import { QueuedTaskServiceFactory } from './jobs/queuedTaskServiceFactory';
+import { SubagentJobQueue } from './jobs/subagentJobQueue';
 import { RedisAgentStateStore } from './redisAgentStateStore';
 import { scaleConfig } from './scaleConfig';
 import { ScaleRedis } from './scaleRedis';
@@ -13,7 +15,8 @@ import { ScaleRedis } from './scaleRedis';
 /**
  * Serving past one process: the `scale` config section and the App's Redis (IScaleRedis). With
  * `scale.redis.url` set, agent state lives in Redis (RedisAgentStateStore) instead of the default
- * files, and with `scale.jobs.backgroundTasks: "queue"` background Bash tasks are BullMQ jobs on
+ * files; with `scale.jobs.backgroundTasks: "queue"` background Bash tasks (and with
+ * `scale.jobs.subagents: "queue"` background subagents and AgentSwarm items) are BullMQ jobs on
  * `toolhost worker` processes; with `scale.jobs.cron: "queue"` cron jobs are BullMQ job schedulers
  * fired by whichever process hosting the agent takes each occurrence. Unset, nothing changes and
  * no Redis client is loaded.
@@ -33,7 +36,9 @@ export function createScaleFeature() {
       [IScaleRedis],
     )
     .bindAgent(({ bind }) => {
-      bind(IAgentTaskServiceFactory).to(QueuedTaskServiceFactory).inSingletonScope();
+      bind(QueuedTaskServiceFactory).toSelf().inSingletonScope();
+      bind(IAgentTaskServiceFactory).toService(QueuedTaskServiceFactory);
+      bind(ISubagentJobQueue).to(SubagentJobQueue).inSingletonScope();
       bind(ICronTriggerFactory).to(QueueCronTriggerFactory).inSingletonScope();
     });
 }

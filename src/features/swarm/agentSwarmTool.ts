@@ -109,6 +109,8 @@ export class AgentSwarmTool implements ExecutableTool<AgentSwarmInput> {
     if (worktree && this.subagents.worktreeRepo() === undefined) {
       return 'isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.';
     }
+    const refusal = this.subagents.placementRefusal({ isolated: worktree });
+    if (refusal !== undefined) return refusal;
     return { input, items, resolved, prompts, isolated: worktree, concurrency };
   }
 
@@ -130,7 +132,8 @@ export class AgentSwarmTool implements ExecutableTool<AgentSwarmInput> {
       concurrency: plan.concurrency,
       rateLimitRetries: config.rateLimitRetries,
       signal: ctx.signal,
-      run: (launch, signal, onEvent) => this.subagents.run(launch, signal, { progress: () => undefined, onEvent }),
+      // On toolhost workers while scale.jobs.subagents is "queue" (each item a job), else here.
+      run: (launch, signal, onEvent) => this.subagents.runWhereConfigured(launch, signal, { progress: () => undefined, onEvent }),
       relaunch: (launch) =>
         this.subagents.newLaunch({ description: launch.description, prompt: launch.prompt, resolved: launch.resolved, worktree: launch.worktree !== undefined }),
       onSettled: (counts) => {

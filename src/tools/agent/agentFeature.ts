@@ -3,7 +3,8 @@ import { Feature } from '../../di/feature';
 import { agentConfig } from './agentConfig';
 import { agentTool } from './agentTool';
 import { AgentSubagentService } from './agentSubagentService';
-import { IAgentSubagentService, ISubagentLauncher, ISubagentRunnerService } from './contract';
+import { IAgentSubagentService, ISubagentJobHost, ISubagentLauncher, ISubagentRunnerService } from './contract';
+import { SubagentJobHost } from './subagentJobHost';
 import { SubagentLauncher } from './subagentLauncher';
 import { ISubagentLineage, MAIN_AGENT_LINEAGE } from './lineage';
 import { SubagentRunnerService } from './subagentRunnerService';
@@ -15,7 +16,14 @@ import { SubagentRunnerService } from './subagentRunnerService';
 export function createAgentFeature() {
   return new Feature('agent')
     .contributeConfig(agentConfig)
-    .bindApp(({ bind }) => bind(ISubagentRunnerService).to(SubagentRunnerService).inSingletonScope(), [ISubagentRunnerService])
+    .bindApp(
+      ({ bind }) => {
+        bind(ISubagentRunnerService).to(SubagentRunnerService).inSingletonScope();
+        // What a toolhost worker runs queued children with (scale.jobs.subagents "queue").
+        bind(ISubagentJobHost).to(SubagentJobHost).inSingletonScope();
+      },
+      [ISubagentRunnerService, ISubagentJobHost],
+    )
     .bindAgent(({ bind }) => {
       bind(ISubagentLineage).toConstantValue(MAIN_AGENT_LINEAGE);
       bind(AgentSubagentService).toSelf().inSingletonScope();

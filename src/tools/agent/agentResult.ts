@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { formatCount, formatDuration, wrapInTag } from '../../base/strings';
 import type { ToolResult } from '../../tool/contract';
-import type { SubagentOutcome } from './contract';
+import type { AgentTaskEnd } from '../task/contract';
+import type { IAgentSubagentService, SubagentLaunch, SubagentOutcome } from './contract';
 
 export const RESULT_TAG = 'agent_result';
 
@@ -58,4 +59,25 @@ export function formatOutcome(outcome: SubagentOutcome, options: { readonly cwd:
       result: text,
     },
   };
+}
+
+/**
+ * A background child's run as its task's output shows it, in process or on a worker: a line per
+ * progress update, then the result as Agent formats it.
+ */
+export async function runLoggedChild(
+  subagents: Pick<IAgentSubagentService, 'run'>,
+  launch: SubagentLaunch,
+  signal: AbortSignal,
+  log: (text: string) => void,
+  format: { readonly cwd: string; readonly maxResultChars: number },
+): Promise<SubagentOutcome> {
+  const outcome = await subagents.run(launch, signal, { progress: (text) => log(`[${text}]\n`) });
+  log(formatOutcome(outcome, format).output as string);
+  return outcome;
+}
+
+/** How a background child's task ends, from the child's outcome. */
+export function taskEndOf(outcome: SubagentOutcome): AgentTaskEnd {
+  return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.error !== undefined ? { stopReason: outcome.error } : {}) };
 }

@@ -16,12 +16,16 @@ import { IAgentToolRegistryService } from '../../services/toolRegistry/toolRegis
 import { type AgentOptions, IAgentOptions, IAgentWorkspaceService } from '../../services/workspace/workspace';
 import { type ToolAccess, ToolAccesses } from '../../tool/accesses';
 import { IAgentPlanModeService, PLAN_GUARD_ORDER } from '../../features/plan/contract';
+import type { TaskInfo } from '../task/contract';
 import { agentConfig } from './agentConfig';
 import { createAgentHandle } from './agentHandle';
 import { cappedText } from './agentResult';
 import {
   type AgentHandle,
   type IAgentSubagentService,
+  ISubagentJobQueue,
+  type QueuedSubagentEnd,
+  type SubagentJob,
   ISubagentRunnerService,
   type ResolvedSubagentProfile,
   type SubagentLaunch,
@@ -49,6 +53,8 @@ interface ChildRecord {
   readonly profileName: string;
   running: boolean;
   conversation?: JsonValue;
+  /** A run on a worker: settles once its result (conversation) is noted here. */
+  queuedRun?: Promise<void>;
   /** The worktree its last run kept (it has changes): a resume continues there. */
   keptWorktree?: Worktree;
 }
@@ -91,6 +97,7 @@ export class AgentSubagentService implements IAgentSubagentService {
     @inject(IAgentWorkspaceService) private readonly workspace: IAgentWorkspaceService,
     @inject(IAgentToolRegistryService) private readonly registry: IAgentToolRegistryService,
     @inject(IAgentPlanModeService) @optional() private readonly planMode: IAgentPlanModeService | undefined,
+    @inject(ISubagentJobQueue) @optional() private readonly jobs: ISubagentJobQueue | undefined,
   ) {
     this.options = options;
     // Binding or unbinding the runner adds or removes Agent: activation is derived state.
@@ -156,8 +163,14 @@ export class AgentSubagentService implements IAgentSubagentService {
     }
   }
 
-  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly keptWorktree?: Worktree } | undefined {
-    return this.children.get(agentId);
+  child(agentId: string): { readonly profileName: string; readonly running: boolean; readonly queued: boolean; readonly keptWorktree?: Worktree } | undefined {
+    const record = this.children.get(agentId);
+    return record && { ...record, queued: record.queuedRun !== undefined };
+  }
+
+  /** Resolves once the last run of a child on a worker has been noted (its task may have ended a moment before). */
+  async queuedRunNoted(agentId: string): Promise<void> {
+    await this.children.get(agentId)?.queuedRun;
   }
 
   /** Drops the least recently run children that are not running beyond MAX_RESUMABLE_SUBAGENTS. */
@@ -191,6 +204,98 @@ export class AgentSubagentService implements IAgentSubagentService {
 
   worktreePathOf(agentId: string): string {
     return nodePath.join(this.worktreesRoot, agentId);
+  }
+
+  /** The queue background children and swarm items go to, while scale.jobs.subagents is "queue". */
+  get jobQueue(): ISubagentJobQueue | undefined {
+    return this.jobs?.enabled === true ? this.jobs : undefined;
+  }
+
+  placementRefusal(launch: { readonly isolated: boolean }): string | undefined {
+    if (!launch.isolated || this.jobQueue === undefined) return undefined;
+    return 'isolation "worktree" is not available while subagents run on toolhost workers (scale.jobs.subagents "queue"): leave isolation out, or set scale.jobs.subagents to "local" to run them in this process.';
+  }
+
+  /** What a worker needs to run `launch` as this agent would. */
+  jobOf(launch: SubagentLaunch, background: boolean): SubagentJob {
+    const parent = this.options;
+    const resumeFrom = this.children.get(launch.agentId)?.conversation;
+    return {
+      parent: {
+        id: parent.id,
+        cwd: parent.cwd,
+        additionalDirs: parent.additionalDirs,
+        homeDir: parent.homeDir,
+        dataDir: parent.dataDir,
+        disabledTools: parent.disabledTools,
+        ...(parent.parentAgentId !== undefined ? { parentAgentId: parent.parentAgentId } : {}),
+        depth: this.lineage.depth,
+        ...(this.lineage.description !== undefined ? { description: this.lineage.description } : {}),
+      },
+      agentId: launch.agentId,
+      description: launch.description,
+      prompt: launch.prompt,
+      profile: launch.resolved.profile.name,
+      ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
+      sessionGrants: [...this.grants.rules],
+      timeoutMs: launch.timeoutMs ?? this.config.section(agentConfig).timeoutS * 1000,
+      ...(resumeFrom !== undefined ? { resumeFrom } : {}),
+      background,
+    };
+  }
+
+  /**
+   * Notes a child that runs elsewhere (on a worker), so `resume` knows it: running until
+   * `ended` settles, then with the conversation the worker reported. On a worker, the stand-in
+   * parent notes the child with the conversation it resumes.
+   */
+  noteChild(agentId: string, profileName: string, conversation: JsonValue | undefined, ended?: Promise<QueuedSubagentEnd>): void {
+    const record = this.children.get(agentId) ?? { agentId, profileName, running: false };
+    this.children.set(agentId, record);
+    if (conversation !== undefined) record.conversation = conversation;
+    if (!ended) return;
+    record.running = true;
+    record.queuedRun = ended.then(({ result }) => {
+      record.running = false;
+      if (result?.conversation !== undefined) record.conversation = result.conversation;
+    });
+  }
+
+  /** The conversation a child's last run left (what `resume` continues). */
+  conversationOf(agentId: string): JsonValue | undefined {
+    return this.children.get(agentId)?.conversation;
+  }
+
+  /** How a queued child ended, as `run` would have reported it. */
+  outcomeOfQueued(launch: SubagentLaunch, end: QueuedSubagentEnd): SubagentOutcome {
+    if (end.result) return end.result.outcome;
+    const { task } = end;
+    return {
+      agentId: launch.agentId,
+      profileName: launch.resolved.profile.name,
+      status: task.status === 'killed' ? 'aborted' : 'failed',
+      text: '',
+      durationMs: (task.endedAt ?? Date.now()) - task.startedAt,
+      filesChanged: [],
+      error: task.stopReason ?? `The subagent's job ended ${task.status} without a result.`,
+      dataDir: this.dataDirOf(launch.agentId),
+    };
+  }
+
+  async runWhereConfigured(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome> {
+    const queue = this.jobQueue;
+    if (!queue) return this.run(launch, signal, listener);
+    const job = this.jobOf(launch, false);
+    let settle!: (end: QueuedSubagentEnd) => void;
+    this.noteChild(launch.agentId, launch.resolved.profile.name, undefined, new Promise((resolve) => (settle = resolve)));
+    let end: QueuedSubagentEnd;
+    try {
+      end = await queue.run(job, signal);
+    } catch (error) {
+      end = { task: failedTask(launch, errorMessage(error)) };
+    }
+    settle(end);
+    return this.outcomeOfQueued(launch, end);
   }
 
   /** Runs a child to its end. Never throws: a failure is an outcome with `error`. */
@@ -259,7 +364,7 @@ export class AgentSubagentService implements IAgentSubagentService {
       if (ctx.outcome !== 'executed' || ctx.result.isError) return;
       for (const access of ctx.accesses) if (access.kind === 'file' && access.op === 'write' && !access.recursive) filesChanged.add(access.path);
     });
-    const timeoutMs = this.config.section(agentConfig).timeoutS * 1000;
+    const timeoutMs = launch.timeoutMs ?? this.config.section(agentConfig).timeoutS * 1000;
     // A timer cleared when the run ends (AbortSignal.timeout would hold every run for agent.timeoutS).
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error('agent.timeoutS')), timeoutMs);
@@ -330,6 +435,27 @@ export class AgentSubagentService implements IAgentSubagentService {
     this.disposables.dispose();
     for (const controller of this.running) controller.abort(new Error('The parent agent ended.'));
   }
+}
+
+/** The stand-in task of a queued child whose job could not be queued or read. */
+function failedTask(launch: SubagentLaunch, reason: string): TaskInfo {
+  const now = Date.now();
+  return {
+    id: '',
+    kind: 'agent',
+    description: launch.description,
+    command: '',
+    agentId: launch.agentId,
+    cwd: launch.cwd ?? '',
+    status: 'failed',
+    startedAt: now,
+    endedAt: now,
+    stopReason: `The subagent could not run on a worker: ${reason}`,
+    outputBytes: 0,
+    outputPath: '',
+    outputCapped: false,
+    forceKilled: false,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { toInputJsonSchema } from '../../tool/inputSchema';
 import { renderPrompt } from '../../tool/renderPrompt';
 import { IAgentTaskNotifications, IAgentTaskService, TaskLimitError } from '../task/contract';
 import { agentConfig } from './agentConfig';
-import { formatOutcome } from './agentResult';
+import { formatOutcome, runLoggedChild, taskEndOf } from './agentResult';
 import { AGENT_SAMPLES, AGENT_TOOL_NAME, type AgentInput, createAgentInputSchema } from './agentSchema';
 import { AgentSubagentService, MAX_RESUMABLE_SUBAGENTS } from './agentSubagentService';
 import type { SubagentLaunch } from './contract';
@@ -86,8 +86,9 @@ export class AgentTool implements ExecutableTool<AgentInput> {
           `${input.resume} is not one of the last ${MAX_RESUMABLE_SUBAGENTS} subagents this agent started; resume takes the agent_id of a recent Agent result, or start a new subagent.`,
         );
       }
-      if (previous.running) {
-        const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
+      const task = this.tasks?.list().find((t) => t.agentId === input.resume && t.status === 'running');
+      // A child on a worker runs while its task does (its result is noted a moment after the task ended).
+      if (previous.queued ? task !== undefined : previous.running) {
         return toolError(`Agent ${input.resume} is running; wait for it${task ? ` (WaitFor task_ids ["${task.id}"])` : ''} before resuming.`);
       }
       agentId = input.resume;
@@ -105,6 +106,8 @@ export class AgentTool implements ExecutableTool<AgentInput> {
     }
     const repoDir = input.isolation === 'worktree' || keptWorktree ? this.worktreeRepo : undefined;
     if ((input.isolation === 'worktree' || keptWorktree) && repoDir === undefined) return toolError('isolation "worktree" needs a git repository as the workspace and a runtime that runs processes; leave isolation out.');
+    const refusal = input.run_in_background === true ? this.subagents.placementRefusal({ isolated: repoDir !== undefined }) : undefined;
+    if (refusal !== undefined) return toolError(refusal);
     const launchOf = (): SubagentLaunch => {
       const id = agentId ?? this.subagents.newAgentId();
       return {
@@ -123,7 +126,10 @@ export class AgentTool implements ExecutableTool<AgentInput> {
       matchesRule: (ruleArgs) => ruleArgs.trim() === profileName,
       description: `Starting subagent ${profileName}: ${input.description}`,
       display: { kind: 'agent_call', agent_name: profileName, prompt: input.prompt, ...(background ? { background } : {}) },
-      execute: (ctx) => (background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }))),
+      execute: async (ctx) => {
+        if (agentId !== undefined) await this.subagents.queuedRunNoted(agentId);
+        return background ? this.startInBackground(launchOf()) : this.runInForeground(launchOf(), ctx.signal, (text) => ctx.onUpdate({ kind: 'status', text }));
+      },
     };
   }
 
@@ -134,20 +140,19 @@ export class AgentTool implements ExecutableTool<AgentInput> {
 
   private async startInBackground(launch: SubagentLaunch): Promise<ToolResult> {
     const tasks = this.tasks!;
+    const format = { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars };
+    const shown = { description: launch.description, command: `${AGENT_TOOL_NAME} ${launch.resolved.profile.name}`, cwd: launch.worktree?.path ?? this.workspace.cwd };
+    const queue = this.subagents.jobQueue;
     let task;
     try {
-      task = tasks.startAgent({
-        description: launch.description,
-        command: `${AGENT_TOOL_NAME} ${launch.resolved.profile.name}`,
-        agentId: launch.agentId,
-        cwd: launch.worktree?.path ?? this.workspace.cwd,
-        run: async (signal, log) => {
-          const outcome = await this.subagents.run(launch, signal, { progress: (text) => log(`[${text}]\n`) });
-          const result = formatOutcome(outcome, { cwd: this.workspace.cwd, maxResultChars: this.config.section(agentConfig).maxResultChars });
-          log(result.output as string);
-          return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.error !== undefined ? { stopReason: outcome.error } : {}) };
-        },
-      });
+      if (queue) {
+        // On a worker: it runs the child as runLoggedChild does here, into the task's output.
+        const queued = queue.startBackground(this.subagents.jobOf(launch, true), shown);
+        this.subagents.noteChild(launch.agentId, launch.resolved.profile.name, undefined, queued.ended);
+        task = queued.task;
+      } else {
+        task = tasks.startAgent({ ...shown, agentId: launch.agentId, run: async (signal, log) => taskEndOf(await runLoggedChild(this.subagents, launch, signal, log, format)) });
+      }
     } catch (error) {
       if (error instanceof TaskLimitError) return toolError(error.message);
       throw error;

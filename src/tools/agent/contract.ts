@@ -13,6 +13,7 @@ import type {
 import type { ModelToolInfo } from '../../services/toolSelect/toolSelect';
 import type { ToolAccess } from '../../tool/accesses';
 import type { ToolPolicy } from '../../toolPolicy/evaluate';
+import type { TaskInfo } from '../task/contract';
 import type { Worktree } from './worktree';
 
 /**
@@ -183,6 +184,8 @@ export interface SubagentLaunch {
   readonly worktree?: { readonly path: string; readonly repoDir: string };
   /** Without a worktree: the child's working directory (default the parent's). */
   readonly cwd?: string;
+  /** How long the child may run (default agent.timeoutS): a queued child keeps its parent's. */
+  readonly timeoutMs?: number;
 }
 
 /** How a child's run ended, as Agent and AgentSwarm format it. */
@@ -235,6 +238,13 @@ export interface IAgentSubagentService {
   accessesOf(child: { readonly readOnly: boolean; readonly isolated: boolean }): ToolAccess[];
   /** Runs a child to its end and disposes it. Never throws: a failure is an outcome with `error`. */
   run(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome>;
+  /**
+   * Like `run`, but on a `toolhost worker` while `scale.jobs.subagents` is "queue" (AgentSwarm
+   * items). Never throws. A worker's child sends no events back: the listener hears nothing.
+   */
+  runWhereConfigured(launch: SubagentLaunch, signal: AbortSignal, listener: SubagentRunListener): Promise<SubagentOutcome>;
+  /** Why a launch cannot run where scale.jobs.subagents puts it (isolation on a worker), for the model; undefined when it can. */
+  placementRefusal(launch: { readonly isolated: boolean }): string | undefined;
   /** The child's final text cut at `maxChars`, the whole text saved in its data folder (`configKey` names the limit in the note). */
   capText(outcome: SubagentOutcome, maxChars: number, configKey: string): { readonly text: string; readonly fullPath?: string };
 }
@@ -280,3 +290,78 @@ export interface ISubagentLauncher {
   startDetached(request: DetachedSubagentRequest): DetachedSubagent;
 }
 export const ISubagentLauncher = createServiceId<ISubagentLauncher>('SubagentLauncher');
+
+/**
+ * A child's run as data, for a `toolhost worker` (config `scale.jobs.subagents: "queue"`):
+ * what the worker needs to build the child as its parent would (the parent's workspace, its
+ * session grants, the profile by name, the depth) and to continue a resumed conversation. The
+ * worker resolves the profile and the runner from its own configuration (the same toolhost.json).
+ */
+export interface SubagentJob {
+  /** The parent as it was when it queued the job: the worker builds a stand-in agent with these. */
+  readonly parent: {
+    readonly id: string;
+    readonly cwd: string;
+    readonly additionalDirs: readonly string[];
+    readonly homeDir: string;
+    readonly dataDir: string;
+    readonly disabledTools: readonly string[];
+    readonly parentAgentId?: string;
+    /** The parent's depth (0 for a main agent): the child is one deeper. */
+    readonly depth: number;
+    readonly description?: string;
+  };
+  readonly agentId: string;
+  readonly description: string;
+  readonly prompt: string;
+  /** A profile name (config `agent.profiles`). */
+  readonly profile: string;
+  /** The child's working directory when it is not the parent's. */
+  readonly cwd?: string;
+  /** The parent's session grants (approval rules approved "for this session") when it queued the job. */
+  readonly sessionGrants: readonly string[];
+  /** The parent's agent.timeoutS, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The conversation of the child's last run, on resume. */
+  readonly resumeFrom?: JsonValue;
+  /** A background child (Agent run_in_background): the worker writes its formatted result into the task's output, as in process. */
+  readonly background: boolean;
+}
+
+/** How a queued child ended, as the worker writes it into the task record. */
+export interface SubagentJobResult {
+  readonly outcome: SubagentOutcome;
+  /** The runner's conversation, for a later resume. */
+  readonly conversation?: JsonValue;
+}
+
+/**
+ * Runs queued children (App scope), on a `toolhost worker`: each job gets a stand-in of its
+ * parent (the parent's id, workspace and session grants, with no one to ask: a call that would
+ * need approval is denied with the reason) whose subagent service runs the child as it does in
+ * process. `log` receives the progress lines and, for a background child, its formatted result.
+ */
+export interface ISubagentJobHost {
+  run(job: SubagentJob, signal: AbortSignal, log: (text: string) => void): Promise<SubagentJobResult>;
+}
+export const ISubagentJobHost = createServiceId<ISubagentJobHost>('SubagentJobHost');
+
+/** A queued child's task once it ended, with what the worker wrote (no result: it never ran, or its worker was lost). */
+export interface QueuedSubagentEnd {
+  readonly task: TaskInfo;
+  readonly result?: SubagentJobResult;
+}
+
+/**
+ * Where this agent's background children and AgentSwarm items run (Agent scope, optional): the
+ * scale feature binds it; `enabled` while `scale.jobs.subagents` is "queue", and then each of
+ * them is a BullMQ job on a `toolhost worker`.
+ */
+export interface ISubagentJobQueue {
+  readonly enabled: boolean;
+  /** Queues a background child as a task of kind `agent`; `ended` resolves once it ended. */
+  startBackground(job: SubagentJob, task: { readonly description: string; readonly command: string; readonly cwd: string }): { readonly task: TaskInfo; readonly ended: Promise<QueuedSubagentEnd> };
+  /** Runs a child on a worker (an AgentSwarm item: not listed as a task) until it ended; the signal cancels it, queued or running. */
+  run(job: SubagentJob, signal: AbortSignal): Promise<QueuedSubagentEnd>;
+}
+export const ISubagentJobQueue = createServiceId<ISubagentJobQueue>('SubagentJobQueue');

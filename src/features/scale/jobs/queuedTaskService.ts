@@ -15,13 +15,20 @@ import {
   type TaskOutputSlice,
   type TaskWaitResult,
 } from '../../../tools/task/contract';
-import { type TaskJobData, type TaskKeys, type TaskRef, newRecordFields, TaskRecordStore, taskInfoOf } from './taskRecords';
+import type { QueuedSubagentEnd, SubagentJob } from '../../../tools/agent/contract';
+import { type NewTaskRecord, type TaskJobData, type TaskKeys, type TaskRef, isHiddenRecord, JOB_NAMES, newRecordFields, subagentResultOf, TaskRecordStore, taskInfoOf } from './taskRecords';
 
 /** What the queued service needs from its agent and the configuration. */
 export interface QueuedTaskServiceOptions {
   readonly agentId: string;
-  /** Opens a Redis connection (a plain one; a subscriber is one more). */
-  readonly connect: () => Redis;
+  /** The agent's workspace roots (a sandboxed worker lets a command write them). */
+  readonly roots: readonly string[];
+  /** Whether background Bash tasks are queued (scale.jobs.backgroundTasks "queue"); otherwise they run in `local`. */
+  readonly queueProcesses: boolean;
+  /** The App's shared Redis connection (IScaleRedis.connection()), for commands and the queue. */
+  readonly redis: Redis;
+  /** Opens the subscriber's own connection (IScaleRedis.openConnection()); closed with the service. */
+  readonly openSubscriber: () => Redis;
   /** The BullMQ queue on `keys.queueName`. */
   readonly openQueue: (connection: Redis) => Queue<TaskJobData>;
   readonly keys: TaskKeys;
@@ -30,6 +37,9 @@ export interface QueuedTaskServiceOptions {
   /** How long TaskStop waits for a worker to end a task before it reports it still running. */
   readonly stopWaitMs: number;
 }
+
+/** A wait with no end of its own (a subagent's job ends by itself, or is stopped). */
+const NO_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
 
 /** How often waits re-read the records, in case an announcement was missed (pub/sub is fire-and-forget). */
 const WAIT_POLL_MS = 1000;
@@ -46,6 +56,8 @@ const WAIT_POLL_MS = 1000;
  */
 export class QueuedTaskService implements IAgentTaskService {
   private readonly mirror = new Map<string, TaskInfo>();
+  /** Ids of AgentSwarm items: in the mirror (waits need them) but neither listed nor reported. */
+  private readonly hidden = new Set<string>();
   /** Tasks this instance queued, with the write that created them (later operations wait for it). */
   private readonly created = new Map<string, Promise<void>>();
   private readonly changed = new Emitter<TaskInfo>();
@@ -58,16 +70,17 @@ export class QueuedTaskService implements IAgentTaskService {
   private readonly store: TaskRecordStore;
   private readonly loaded: Promise<void>;
   private disposed = false;
+  /** Disposed and disconnected: waits end (the records cannot be read any more). */
+  private closed = false;
 
   constructor(
     private readonly local: IAgentTaskService,
     private readonly options: QueuedTaskServiceOptions,
   ) {
-    this.redis = options.connect();
-    this.subscriber = options.connect();
     // A lost connection fails the commands that need it (a task that cannot be queued ends failed
-    // with the reason) and ioredis reconnects; the event itself needs no handling beyond that.
-    for (const connection of [this.redis, this.subscriber]) connection.on('error', () => undefined);
+    // with the reason) and ioredis reconnects; IScaleRedis listens for its errors.
+    this.redis = options.redis;
+    this.subscriber = options.openSubscriber();
     this.queue = options.openQueue(this.redis);
     this.store = new TaskRecordStore(this.redis, options.keys, options.keepEndedS);
     local.onDidChangeTask((task) => {
@@ -84,7 +97,7 @@ export class QueuedTaskService implements IAgentTaskService {
 
   get runningCount(): number {
     let n = this.local.runningCount;
-    for (const task of this.mirror.values()) if (task.status === 'running') n++;
+    for (const task of this.mirror.values()) if (task.status === 'running' && !this.hidden.has(task.id)) n++;
     return n;
   }
 
@@ -93,15 +106,56 @@ export class QueuedTaskService implements IAgentTaskService {
   }
 
   startProcess(options: StartProcessTaskOptions): TaskInfo {
+    if (!this.options.queueProcesses) return this.local.startProcess(options);
     this.assertCanStart();
-    const id = this.newId();
-    const fields = newRecordFields({ id, agentId: this.options.agentId, description: options.description, command: options.command, cwd: options.cwd, startedAt: Date.now(), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+    const id = this.newId('bash');
+    const data: TaskJobData = {
+      taskId: id,
+      agentId: this.options.agentId,
+      command: options.command,
+      cwd: options.cwd,
+      env: envOverlay(options.env),
+      roots: this.options.roots,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    };
+    return this.queueTask({ id, agentId: this.options.agentId, kind: 'process', description: options.description, command: options.command, cwd: options.cwd, startedAt: Date.now(), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) }, data);
+  }
+
+  startAgent(options: StartAgentTaskOptions): TaskInfo {
+    this.assertCanStart();
+    return this.local.startAgent(options);
+  }
+
+  /**
+   * Queues a subagent for a worker's ISubagentJobHost: a background child (a listed task of kind
+   * `agent`), or a hidden AgentSwarm item. `ended` resolves once it ended, with what the worker wrote.
+   */
+  startSubagent(job: SubagentJob, shown: { readonly description: string; readonly command: string; readonly cwd: string }, hidden: boolean): { readonly task: TaskInfo; readonly ended: Promise<QueuedSubagentEnd> } {
+    // Swarm items count as the one AgentSwarm call they are part of, as in process.
+    if (!hidden) this.assertCanStart();
+    const id = this.newId('agent-task');
+    if (hidden) this.hidden.add(id);
+    const task = this.queueTask(
+      { id, agentId: this.options.agentId, kind: 'agent', description: shown.description, command: shown.command, cwd: shown.cwd, startedAt: Date.now(), childAgentId: job.agentId, hidden },
+      { taskId: id, agentId: this.options.agentId, job },
+    );
+    const ended = this.wait([id], { mode: 'all', timeoutMs: NO_TIMEOUT_MS }).then(async ({ tasks }) => {
+      const fields = await this.store.read(id).catch((): Record<string, string> => ({}));
+      const result = subagentResultOf(fields);
+      return { task: tasks[0]!, ...(result !== undefined ? { result } : {}) };
+    });
+    return { task, ended };
+  }
+
+  /** Writes the record and queues the job; a task that cannot be queued ends failed with the reason. */
+  private queueTask(record: NewTaskRecord, data: TaskJobData): TaskInfo {
+    const { id } = record;
+    const fields = newRecordFields(record);
     const info = taskInfoOf(fields, this.options.keys)!;
     this.mirror.set(id, info);
-    const data: TaskJobData = { taskId: id, agentId: this.options.agentId, command: options.command, cwd: options.cwd, env: envOverlay(options.env), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
     const creating = this.store
       .create(this.options.agentId, fields)
-      .then(() => this.queue.add('bash', data, { jobId: id, removeOnComplete: true, removeOnFail: { age: this.options.keepEndedS } }))
+      .then(() => this.queue.add(JOB_NAMES[record.kind], data, { jobId: id, removeOnComplete: true, removeOnFail: { age: this.options.keepEndedS } }))
       .then(
         () => undefined,
         async (error: unknown) => {
@@ -111,13 +165,8 @@ export class QueuedTaskService implements IAgentTaskService {
         },
       );
     this.created.set(id, creating);
-    this.changed.fire(info);
+    if (!this.hidden.has(id)) this.changed.fire(info);
     return info;
-  }
-
-  startAgent(options: StartAgentTaskOptions): TaskInfo {
-    this.assertCanStart();
-    return this.local.startAgent(options);
   }
 
   async refresh(): Promise<void> {
@@ -126,7 +175,7 @@ export class QueuedTaskService implements IAgentTaskService {
     const records = await this.store.readMany(ids);
     const gone: string[] = [];
     ids.forEach((id, i) => {
-      const info = taskInfoOf(records[i]!, this.options.keys);
+      const info = this.infoOf(records[i]!);
       if (info) this.update(info);
       else gone.push(id);
     });
@@ -139,7 +188,7 @@ export class QueuedTaskService implements IAgentTaskService {
   }
 
   list(): readonly TaskInfo[] {
-    return [...this.mirror.values(), ...this.local.list()].sort((a, b) => a.startedAt - b.startedAt);
+    return [...[...this.mirror.values()].filter((task) => !this.hidden.has(task.id)), ...this.local.list()].sort((a, b) => a.startedAt - b.startedAt);
   }
 
   async readOutput(id: string, request: TaskOutputRequest): Promise<TaskOutputSlice> {
@@ -186,6 +235,7 @@ export class QueuedTaskService implements IAgentTaskService {
     for (;;) {
       if (settled()) return snapshot(false, false);
       if (options.signal?.aborted) return snapshot(false, true);
+      if (this.closed) return snapshot(true, false);
       const left = deadline - Date.now();
       if (left <= 0) return snapshot(true, false);
       const woken = await this.nextChange(Math.min(left, WAIT_POLL_MS), options.signal);
@@ -203,8 +253,10 @@ export class QueuedTaskService implements IAgentTaskService {
     const running = [...this.created.keys()].filter((id) => this.mirror.get(id)?.status === 'running');
     await Promise.all(running.map((id) => this.stop(id, 'The agent ended').catch(() => undefined)));
     await this.queue.close().catch(() => undefined);
+    // The shared connection is the App's: it closes with the App.
     this.subscriber.disconnect();
-    this.redis.disconnect();
+    this.closed = true;
+    this.anyChange.fire();
     this.changed.dispose();
     this.anyChange.dispose();
   }
@@ -226,8 +278,15 @@ export class QueuedTaskService implements IAgentTaskService {
   }
 
   private async reload(id: string): Promise<TaskInfo | undefined> {
-    const info = taskInfoOf(await this.store.read(id).catch(() => ({})), this.options.keys);
+    const info = this.infoOf(await this.store.read(id).catch(() => ({})));
     if (info) this.update(info);
+    return info;
+  }
+
+  /** A record's TaskInfo; notes AgentSwarm items (of any instance) as hidden. */
+  private infoOf(fields: Record<string, string>): TaskInfo | undefined {
+    const info = taskInfoOf(fields, this.options.keys);
+    if (info && isHiddenRecord(fields)) this.hidden.add(info.id);
     return info;
   }
 
@@ -239,13 +298,13 @@ export class QueuedTaskService implements IAgentTaskService {
     if (this.disposed && !this.mirror.has(info.id)) return;
     const before = this.mirror.get(info.id);
     this.mirror.set(info.id, info);
-    if (before?.status !== info.status) this.changed.fire(info);
+    if (before?.status !== info.status && !this.hidden.has(info.id)) this.changed.fire(info);
     this.anyChange.fire();
   }
 
-  private newId(): string {
+  private newId(prefix: 'bash' | 'agent-task'): string {
     for (;;) {
-      const id = `bash-${randomBase36(8)}`;
+      const id = `${prefix}-${randomBase36(8)}`;
       if (!this.mirror.has(id) && !this.local.get(id)) return id;
     }
   }

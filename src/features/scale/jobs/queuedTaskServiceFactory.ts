@@ -5,32 +5,44 @@ import { IConfigService } from '../../../services/config/config';
 import { IAgentOptions, type AgentOptions } from '../../../services/workspace/workspace';
 import { bashConfig } from '../../../tools/os/contract';
 import { type IAgentTaskService, type IAgentTaskServiceFactory, tasksConfig } from '../../../tools/task/contract';
-import { openRedisConnection } from '../redisConnection';
+import { IScaleRedis } from '../contract';
 import { scaleConfig } from '../scaleConfig';
 import { loadBullmq } from './bullmqModule';
 import { QueuedTaskService } from './queuedTaskService';
 import { type TaskJobData, taskKeys } from './taskRecords';
 
-/** Replaces the agent's task service with the queued one when `scale.jobs.backgroundTasks` is "queue". */
+/**
+ * Replaces the agent's task service with the queued one when `scale.jobs.backgroundTasks` or
+ * `scale.jobs.subagents` is "queue" (what is not queued still runs in the local service).
+ */
 @injectable()
 export class QueuedTaskServiceFactory implements IAgentTaskServiceFactory {
-  private service?: QueuedTaskService;
+  private created?: QueuedTaskService;
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
     @inject(IAgentOptions) private readonly agent: AgentOptions,
+    @inject(IScaleRedis) private readonly redis: IScaleRedis,
   ) {}
+
+  /** The queued service, once the agent's task service was created as one. */
+  get service(): QueuedTaskService | undefined {
+    return this.created;
+  }
 
   create(local: IAgentTaskService): IAgentTaskService | undefined {
     const scale = this.config.section(scaleConfig);
-    const url = scale.redis.url;
-    if (scale.jobs.backgroundTasks !== 'queue' || url === undefined) return undefined;
+    const queued = scale.jobs.backgroundTasks === 'queue' || scale.jobs.subagents === 'queue';
+    if (!queued || !this.redis.enabled) return undefined;
     const { Queue } = loadBullmq();
     const keys = taskKeys(scale.redis.keyPrefix);
     const bash = this.config.section(bashConfig);
-    this.service = new QueuedTaskService(local, {
+    this.created = new QueuedTaskService(local, {
       agentId: this.agent.id,
-      connect: (): Redis => openRedisConnection(url),
+      roots: [this.agent.cwd, ...this.agent.additionalDirs],
+      queueProcesses: scale.jobs.backgroundTasks === 'queue',
+      redis: this.redis.connection(),
+      openSubscriber: () => this.redis.openConnection(),
       openQueue: (connection: Redis): Queue<TaskJobData> => new Queue<TaskJobData>(keys.queueName, { connection, prefix: keys.queuePrefix }),
       keys,
       maxRunning: this.config.section(tasksConfig).maxRunning,
@@ -38,11 +50,11 @@ export class QueuedTaskServiceFactory implements IAgentTaskServiceFactory {
       // Long enough for the worker's SIGTERM-then-SIGKILL, or for a lost worker to be noticed.
       stopWaitMs: bash.killGraceMs + scale.jobs.lockDurationMs + scale.jobs.stalledIntervalMs + 5000,
     });
-    return this.service;
+    return this.created;
   }
 
   @preDestroy()
   async dispose(): Promise<void> {
-    await this.service?.dispose();
+    await this.created?.dispose();
   }
 }

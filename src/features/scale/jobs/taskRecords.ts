@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { TaskInfo, TaskStatus } from '../../../tools/task/contract';
+import { RedisScript } from '../redisScript';
+import type { SubagentJob, SubagentJobResult } from '../../../tools/agent/contract';
+import type { TaskInfo, TaskKind, TaskStatus } from '../../../tools/task/contract';
 
 /**
  * Queued background tasks in Redis, shared by the agent instances that start and read them and
@@ -35,8 +37,8 @@ export function taskKeys(keyPrefix: string): TaskKeys {
 /** A task's state in Redis: `queued` until a worker claims it, then as TaskStatus. */
 export type QueuedTaskState = 'queued' | TaskStatus;
 
-/** What a BullMQ job carries: enough to run the command on any worker. */
-export interface TaskJobData {
+/** What a BullMQ job named `bash` carries: enough to run the command on any worker. */
+export interface BashJobData {
   readonly taskId: string;
   readonly agentId: string;
   readonly command: string;
@@ -44,7 +46,21 @@ export interface TaskJobData {
   /** Variables the agent set on top of its own environment (the worker's environment is the base). */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /** The agent's workspace roots: what a sandboxed worker (config sandbox "bwrap") lets the command write. */
+  readonly roots?: readonly string[];
 }
+
+/** What a BullMQ job named `agent` carries: a subagent for the worker's ISubagentJobHost. */
+export interface SubagentJobData {
+  readonly taskId: string;
+  readonly agentId: string;
+  readonly job: SubagentJob;
+}
+
+export type TaskJobData = BashJobData | SubagentJobData;
+
+/** The BullMQ job names, one per kind of task. */
+export const JOB_NAMES = { process: 'bash', agent: 'agent' } as const satisfies Record<TaskKind, string>;
 
 /** How a run ended, as the worker writes it. */
 export interface TaskEnding {
@@ -53,13 +69,35 @@ export interface TaskEnding {
   readonly signal?: string | null;
   readonly stopReason?: string;
   readonly forceKilled?: boolean;
+  /** A subagent's result (SubagentJobResult as JSON). */
+  readonly result?: string;
+}
+
+/** What a new record says about the task. */
+export interface NewTaskRecord {
+  readonly id: string;
+  /** The agent that owns the task. */
+  readonly agentId: string;
+  readonly kind: TaskKind;
+  readonly description: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly startedAt: number;
+  readonly timeoutMs?: number;
+  /** An agent task's subagent id. */
+  readonly childAgentId?: string;
+  /** Not listed (TaskList) nor reported: an AgentSwarm item, whose swarm reports it. */
+  readonly hidden?: boolean;
 }
 
 /** The record written when a task is queued. */
-export function newRecordFields(info: { id: string; agentId: string; description: string; command: string; cwd: string; startedAt: number; timeoutMs?: number }): Record<string, string> {
+export function newRecordFields(info: NewTaskRecord): Record<string, string> {
   return {
     id: info.id,
     agentId: info.agentId,
+    kind: info.kind,
+    ...(info.childAgentId !== undefined ? { childAgentId: info.childAgentId } : {}),
+    ...(info.hidden === true ? { hidden: '1' } : {}),
     description: info.description,
     command: info.command,
     cwd: info.cwd,
@@ -84,9 +122,10 @@ export function taskInfoOf(fields: Record<string, string>, keys: TaskKeys): Task
   const pid = num(fields.pid);
   return {
     id: fields.id,
-    kind: 'process',
+    kind: fields.kind === 'agent' ? 'agent' : 'process',
     description: fields.description ?? '',
     command: fields.command ?? '',
+    ...(fields.childAgentId !== undefined ? { agentId: fields.childAgentId } : {}),
     cwd: fields.cwd ?? '',
     // Waiting for a worker counts as running: it has started as far as the agent is concerned.
     status: state === 'queued' ? 'running' : state,
@@ -103,8 +142,23 @@ export function taskInfoOf(fields: Record<string, string>, keys: TaskKeys): Task
   };
 }
 
-/** Appends a chunk and drops the oldest chunks past the cap (counted in keptFrom). */
-const APPEND_OUTPUT = `
+/** Whether a record is an AgentSwarm item's (not listed, not reported). */
+export function isHiddenRecord(fields: Record<string, string>): boolean {
+  return fields.hidden === '1';
+}
+
+/** A subagent's result from its record; undefined when the worker wrote none (or it is not JSON). */
+export function subagentResultOf(fields: Record<string, string>): SubagentJobResult | undefined {
+  if (fields.result === undefined) return undefined;
+  try {
+    return JSON.parse(fields.result) as SubagentJobResult;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Appends a chunk, drops the oldest chunks past the cap (counted in keptFrom) and announces it; ARGV: chunk, cap, channel, task id. */
+const APPEND_OUTPUT = new RedisScript(`
 local len = string.len(ARGV[1])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'outputBytes', len)
@@ -117,28 +171,30 @@ while kept > cap do
   kept = redis.call('HINCRBY', KEYS[1], 'keptBytes', -n)
   redis.call('HINCRBY', KEYS[1], 'keptFrom', n)
 end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return kept
-`;
+`);
 
 /** queued → running for one worker; returns the state found when it was not queued. */
-const CLAIM = `
+const CLAIM = new RedisScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'queued' then return state or 'missing' end
 redis.call('HSET', KEYS[1], 'state', 'running', 'worker', ARGV[1], 'claimedAt', ARGV[2])
 return 'claimed'
-`;
+`);
 
-/** Ends a queued or running task once (the first ending wins); ARGV: ttl seconds, then field/value pairs. */
-const FINISH = `
+/** Ends a queued or running task once (the first ending wins) and announces it; ARGV: ttl seconds, channel, task id, then field/value pairs. */
+const FINISH = new RedisScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'queued' and state ~= 'running' then return 0 end
 local fields = {}
-for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
-`;
+`);
 
 /** A task and its agent (changes are announced on the agent's channel). */
 export interface TaskRef {
@@ -154,10 +210,12 @@ export class TaskRecordStore {
     private readonly keepEndedS: number,
   ) {}
 
+  /** Writes the record, lists it under its agent (unless hidden) and announces it, in one round trip. */
   async create(agentId: string, fields: Record<string, string>): Promise<void> {
     const taskId = fields.id!;
-    await this.redis.multi().hset(this.keys.record(taskId), fields).zadd(this.keys.agentTasks(agentId), Number(fields.startedAt), taskId).exec();
-    await this.announce({ agentId, taskId });
+    const multi = this.redis.multi().hset(this.keys.record(taskId), fields);
+    if (!isHiddenRecord(fields)) multi.zadd(this.keys.agentTasks(agentId), Number(fields.startedAt), taskId);
+    await multi.publish(this.keys.events(agentId), taskId).exec();
   }
 
   async read(taskId: string): Promise<Record<string, string>> {
@@ -181,17 +239,23 @@ export class TaskRecordStore {
   }
 
   async claim(taskId: string, workerId: string): Promise<string> {
-    return String(await this.redis.eval(CLAIM, 1, this.keys.record(taskId), workerId, String(Date.now())));
+    return String(await CLAIM.run(this.redis, [this.keys.record(taskId)], [workerId, String(Date.now())]));
   }
 
-  async setFields(ref: TaskRef, fields: Record<string, string>): Promise<void> {
-    await this.redis.hset(this.keys.record(ref.taskId), fields);
-    await this.announce(ref);
+  /**
+   * Records what a worker started (pid, worker pid) and announces it; returns a stop already
+   * requested (before the worker listened for stop requests). One round trip.
+   */
+  async markStarted(ref: TaskRef, fields: Record<string, string>): Promise<string | undefined> {
+    const record = this.keys.record(ref.taskId);
+    const results = (await this.redis.multi().hset(record, fields).publish(this.keys.events(ref.agentId), ref.taskId).hget(record, 'stopRequested').exec()) ?? [];
+    const [error, stopRequested] = results[2] ?? [null, null];
+    if (error) throw error;
+    return typeof stopRequested === 'string' ? stopRequested : undefined;
   }
 
   async appendOutput(ref: TaskRef, chunk: Buffer, capBytes: number): Promise<void> {
-    await this.redis.eval(APPEND_OUTPUT, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), chunk, String(capBytes));
-    await this.announce(ref);
+    await APPEND_OUTPUT.run(this.redis, [this.keys.record(ref.taskId), this.keys.output(ref.taskId)], [chunk, String(capBytes), this.keys.events(ref.agentId), ref.taskId]);
   }
 
   /** The output still held (read at one instant): the offset of its first byte, the bytes, and the total so far. */
@@ -210,17 +274,12 @@ export class TaskRecordStore {
     if (ending.exitCode !== undefined) fields.push('exitCode', ending.exitCode === null ? '' : String(ending.exitCode), 'signal', ending.signal ?? '');
     if (ending.stopReason !== undefined) fields.push('stopReason', ending.stopReason);
     if (ending.forceKilled) fields.push('forceKilled', '1');
-    const done = (await this.redis.eval(FINISH, 2, this.keys.record(ref.taskId), this.keys.output(ref.taskId), String(this.keepEndedS), ...fields)) === 1;
-    if (done) await this.announce(ref);
-    return done;
+    if (ending.result !== undefined) fields.push('result', ending.result);
+    const args = [String(this.keepEndedS), this.keys.events(ref.agentId), ref.taskId, ...fields];
+    return (await FINISH.run(this.redis, [this.keys.record(ref.taskId), this.keys.output(ref.taskId)], args)) === 1;
   }
 
   async requestStop(taskId: string, reason: string): Promise<void> {
-    await this.redis.hset(this.keys.record(taskId), 'stopRequested', reason);
-    await this.redis.publish(this.keys.control, JSON.stringify({ id: taskId, reason }));
-  }
-
-  private async announce(ref: TaskRef): Promise<void> {
-    await this.redis.publish(this.keys.events(ref.agentId), ref.taskId);
+    await this.redis.multi().hset(this.keys.record(taskId), 'stopRequested', reason).publish(this.keys.control, JSON.stringify({ id: taskId, reason })).exec();
   }
 }

@@ -1,13 +1,18 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as nodePath from 'node:path';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errorMessage } from '../../../base/errors';
 import { shellEnvironment } from '../../../base/shell/shellEnv';
-import { ShellProcess } from '../../../base/shell/shellProcess';
+import { type RunningShell, ShellProcess, type ShellProcessOptions } from '../../../base/shell/shellProcess';
 import { formatDuration, randomBase36 } from '../../../base/strings';
+import { createBwrapRuntime } from '../../../services/runtime/bwrapRuntime';
+import type { SandboxConfig } from '../../../services/runtime/sandboxConfig';
+import type { ISubagentJobHost, SubagentJobResult } from '../../../tools/agent/contract';
 import { openRedisConnection } from '../redisConnection';
 import { loadBullmq } from './bullmqModule';
-import { type TaskEnding, type TaskJobData, type TaskRef, TaskRecordStore, taskKeys } from './taskRecords';
+import { type BashJobData, JOB_NAMES, type SubagentJobData, type TaskEnding, type TaskJobData, type TaskRef, TaskRecordStore, taskKeys } from './taskRecords';
 
 export interface TaskWorkerOptions {
   readonly redisUrl: string;
@@ -21,6 +26,10 @@ export interface TaskWorkerOptions {
   /** bash.drainMs and bash.killGraceMs of the worker's configuration. */
   readonly drainMs: number;
   readonly killGraceMs: number;
+  /** Config `sandbox` of the worker: "bwrap" runs every Bash task under bubblewrap (its agent's workspace roots writable). */
+  readonly sandbox: SandboxConfig;
+  /** Runs queued subagents (the worker's App); without it, subagent jobs fail with the reason. */
+  readonly subagents?: ISubagentJobHost;
   /** Problems that do not stop the worker (a lost connection BullMQ retries): one line each. */
   readonly warn?: (message: string) => void;
 }
@@ -31,15 +40,23 @@ const FLUSH_MS = 50;
 /** Unsent output past this pauses the command until Redis caught up. */
 const PAUSE_BYTES = 1024 * 1024;
 
-const LOST_WORKER =
-  'The worker running it was lost (killed or crashed) before the task ended; it is not run again, since the command may have run in part. Its processes were stopped by the worker\'s watchdog.';
+/** Why a task whose worker was lost ended, by job name. */
+const LOST_WORKER: Record<string, string> = {
+  [JOB_NAMES.process]:
+    'The worker running it was lost (killed or crashed) before the task ended; it is not run again, since the command may have run in part. Its processes were stopped by the worker\'s watchdog.',
+  [JOB_NAMES.agent]:
+    'The worker running it was lost (killed or crashed) before the subagent ended; it is not run again, since it may have done part of its work. The processes it started were stopped by the worker\'s watchdog; resume it with Agent resume to continue.',
+};
 
 /** One task a worker runs. */
 interface RunningTask {
   readonly ref: TaskRef;
-  readonly shell: ShellProcess;
+  /** Ends the work: kills a command's process group, aborts a subagent. */
+  readonly stop: (why: 'timeout' | 'stop') => void;
   ending?: { status: 'killed' | 'timed_out'; reason: string };
 }
+
+const isSubagentJob = (job: Job<TaskJobData>): job is Job<SubagentJobData> => job.name === JOB_NAMES.agent;
 
 /**
  * A `toolhost worker`: takes background Bash tasks from the BullMQ queue, runs each in its own
@@ -63,11 +80,18 @@ export class TaskWorker {
     this.store = new TaskRecordStore(redis, taskKeys(options.keyPrefix), options.keepEndedS);
   }
 
+  /** Whether this worker takes subagent jobs too (it has an ISubagentJobHost). */
+  get runsSubagents(): boolean {
+    return this.options.subagents !== undefined;
+  }
+
   /** Connects (throws when Redis does not answer within `connectTimeoutMs`) and starts taking jobs. */
   static async start(options: TaskWorkerOptions, connectTimeoutMs = 5000): Promise<TaskWorker> {
     const { Worker } = loadBullmq();
     const connect = () => openRedisConnection(options.redisUrl, { maxRetriesPerRequest: null });
     await probe(options.redisUrl, connectTimeoutMs);
+    // A configured sandbox that cannot work here stops the worker at once, never runs unsandboxed.
+    if (options.sandbox.mode === 'bwrap') withSandbox(options.sandbox, [os.tmpdir()], process.cwd(), () => undefined);
     const host = new TaskWorker(options, connect(), connect());
     const keys = taskKeys(options.keyPrefix);
     host.subscriber.on('message', (_channel: string, message: string) => host.onControl(message));
@@ -84,7 +108,7 @@ export class TaskWorker {
     // A job that stalled past the limit is failed by whichever worker next sees it.
     worker.on('failed', (job: Job<TaskJobData> | undefined, error: Error) => {
       if (!job) return;
-      const reason = /stalled/i.test(error.message) ? LOST_WORKER : `The job failed on the queue: ${error.message}`;
+      const reason = /stalled/i.test(error.message) ? LOST_WORKER[job.name] ?? LOST_WORKER[JOB_NAMES.process]! : `The job failed on the queue: ${error.message}`;
       void host.store.finish({ agentId: job.data.agentId, taskId: job.data.taskId }, { status: 'failed', stopReason: reason }).catch(() => undefined);
     });
     worker.on('error', (error: Error) => options.warn?.(`queue error (retrying): ${error.message}`));
@@ -130,39 +154,82 @@ export class TaskWorker {
 
   private end(task: RunningTask, status: 'killed' | 'timed_out', reason: string): void {
     task.ending ??= { status, reason };
-    task.shell.kill(status === 'timed_out' ? 'timeout' : 'stop');
+    task.stop(status === 'timed_out' ? 'timeout' : 'stop');
   }
 
+  /** Claims the job's record and runs it once; a record claimed before (its worker was lost) is failed, never run twice. */
   private async process(job: Job<TaskJobData>): Promise<void> {
     const data = job.data;
     const ref: TaskRef = { agentId: data.agentId, taskId: data.taskId };
     const claim = await this.store.claim(data.taskId, this.id);
     if (claim === 'running') {
       // Claimed before by a worker that is gone (the job came back): fail it, do not run it twice.
-      await this.store.finish(ref, { status: 'failed', stopReason: LOST_WORKER });
+      await this.store.finish(ref, { status: 'failed', stopReason: LOST_WORKER[job.name] ?? LOST_WORKER[JOB_NAMES.process]! });
       return;
     }
     if (claim !== 'claimed') return; // stopped while queued, or expired
-    const outbox = new OutputOutbox((chunk) => this.store.appendOutput(ref, chunk, this.options.outputMaxBytes), (paused) => (paused ? shell.pause() : shell.resume()));
-    const shell = new ShellProcess({
-      command: data.command,
-      cwd: data.cwd,
-      env: shellEnvironment(process.env, data.env),
-      drainMs: this.options.drainMs,
-      killGraceMs: this.options.killGraceMs,
-      onData: (chunk) => outbox.write(chunk),
-    });
-    const task: RunningTask = { ref, shell };
-    this.running.set(data.taskId, task);
+    await (isSubagentJob(job) ? this.runSubagent(ref, job.data) : this.runCommand(ref, job.data as BashJobData));
+  }
+
+  /** Registers a running task, honours a stop requested before this worker listened for it, and unregisters it when `work` settles. */
+  private async tracked<T>(task: RunningTask, fields: Record<string, string>, work: () => Promise<T>): Promise<T> {
+    this.running.set(task.ref.taskId, task);
     try {
-      if (shell.pid !== undefined) await this.store.setFields(ref, { pid: String(shell.pid), workerPid: String(process.pid) });
-      // A stop requested before this worker listened for it.
-      const stopRequested = (await this.store.read(data.taskId)).stopRequested;
+      const stopRequested = await this.store.markStarted(task.ref, { ...fields, workerPid: String(process.pid) });
       if (stopRequested !== undefined) this.end(task, 'killed', stopRequested);
-      const timer = data.timeoutMs === undefined ? undefined : setTimeout(() => this.end(task, 'timed_out', `Timed out after ${formatDuration(data.timeoutMs!)}`), data.timeoutMs);
-      const exit = await shell.done;
-      clearTimeout(timer);
+      return await work();
+    } finally {
+      this.running.delete(task.ref.taskId);
+    }
+  }
+
+  private async runSubagent(ref: TaskRef, data: SubagentJobData): Promise<void> {
+    const host = this.options.subagents;
+    if (!host) {
+      await this.store.finish(ref, { status: 'failed', stopReason: 'This toolhost worker cannot run subagents (it has no App to run them with); start it with `toolhost worker`.' });
+      return;
+    }
+    const outbox = new OutputOutbox((chunk) => this.store.appendOutput(ref, chunk, this.options.outputMaxBytes), () => undefined);
+    const controller = new AbortController();
+    const task: RunningTask = { ref, stop: () => controller.abort(new Error(task.ending?.reason ?? 'stopped')) };
+    await this.tracked(task, {}, async () => {
+      let result: SubagentJobResult;
+      try {
+        result = await host.run(data.job, controller.signal, (text) => outbox.write(Buffer.from(text, 'utf8')));
+      } catch (error) {
+        await outbox.close();
+        await this.store.finish(ref, { status: 'failed', stopReason: `The subagent could not run on the worker: ${errorMessage(error)}` });
+        return;
+      }
       await outbox.close();
+      const { outcome } = result;
+      const ending: TaskEnding = {
+        status: task.ending?.status ?? (outcome.status === 'completed' ? 'completed' : 'failed'),
+        ...(task.ending ? { stopReason: task.ending.reason } : outcome.error !== undefined ? { stopReason: outcome.error } : {}),
+        result: JSON.stringify(result),
+      };
+      await this.store.finish(ref, withOutboxError(ending, outbox));
+    });
+  }
+
+  private async runCommand(ref: TaskRef, data: BashJobData): Promise<void> {
+    const roots = data.roots ?? [data.cwd];
+    await withSandbox(this.options.sandbox, roots, data.cwd, async (start) => {
+      const outbox = new OutputOutbox((chunk) => this.store.appendOutput(ref, chunk, this.options.outputMaxBytes), (paused) => (paused ? shell.pause() : shell.resume()));
+      const shell = start({
+        command: data.command,
+        cwd: data.cwd,
+        env: shellEnvironment(process.env, data.env),
+        drainMs: this.options.drainMs,
+        killGraceMs: this.options.killGraceMs,
+        onData: (chunk) => outbox.write(chunk),
+      });
+      const task: RunningTask = { ref, stop: (why) => shell.kill(why) };
+      await this.tracked(task, shell.pid !== undefined ? { pid: String(shell.pid) } : {}, async () => {
+        const timer = data.timeoutMs === undefined ? undefined : setTimeout(() => this.end(task, 'timed_out', `Timed out after ${formatDuration(data.timeoutMs!)}`), data.timeoutMs);
+        const exit = await shell.done;
+        clearTimeout(timer);
+        await outbox.close();
       const ending: TaskEnding =
         exit.spawnError !== undefined
           ? { status: 'failed', stopReason: `The command could not be started: ${exit.spawnError}` }
@@ -173,10 +240,36 @@ export class TaskWorker {
               forceKilled: exit.forceKilled,
               ...(task.ending ? { stopReason: task.ending.reason } : {}),
             };
-      await this.store.finish(ref, outbox.error === undefined ? ending : { ...ending, stopReason: [ending.stopReason, `Output could not be sent to Redis: ${outbox.error}`].filter(Boolean).join('; ') });
-    } finally {
-      this.running.delete(data.taskId);
-    }
+        await this.store.finish(ref, withOutboxError(ending, outbox));
+      });
+    });
+  }
+}
+
+/** The ending, with why output was lost when it could not all be sent. */
+function withOutboxError(ending: TaskEnding, outbox: OutputOutbox): TaskEnding {
+  return outbox.error === undefined ? ending : { ...ending, stopReason: [ending.stopReason, `Output could not be sent to Redis: ${outbox.error}`].filter(Boolean).join('; ') };
+}
+
+/**
+ * Runs `work` with a way to start shells under the worker's `sandbox`: as they are ("none"), or
+ * under bubblewrap with the task's workspace roots, `sandbox.writable` and a private TMPDIR
+ * (removed afterwards) writable, as an agent's own sandbox does. Throws SandboxUnavailableError
+ * when bubblewrap cannot run here.
+ */
+async function withSandbox<T>(sandbox: SandboxConfig, roots: readonly string[], cwd: string, work: (start: (options: ShellProcessOptions) => RunningShell) => T | Promise<T>): Promise<T> {
+  if (sandbox.mode === 'none') return work((options) => new ShellProcess(options));
+  const tempDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'toolhost-worker-sandbox-'));
+  try {
+    const runtime = createBwrapRuntime({
+      writable: [...roots, ...sandbox.writable.map((dir) => nodePath.resolve(cwd, dir))],
+      tempDir,
+      network: sandbox.network,
+      ...(sandbox.bwrapPath !== undefined ? { bwrapPath: sandbox.bwrapPath } : {}),
+    });
+    return await work((options) => runtime.process!.startShell(options));
+  } finally {
+    fs.rmSync(tempDir, { recursive: true, force: true });
   }
 }
 

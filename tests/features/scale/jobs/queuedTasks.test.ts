@@ -115,6 +115,16 @@ describeWithRedis('background Bash tasks as BullMQ jobs on toolhost worker proce
     await seen(a, id, (t) => t.status === 'killed');
   });
 
+  test('an agent\'s queued task service uses the App\'s Redis connection, plus one subscriber of its own', async () => {
+    const clients = async () => String(await client.client('LIST')).trim().split('\n').length;
+    const before = await clients();
+    const a = instance();
+    await startTask(a, 'true');
+    await tasksOf(a).refresh();
+    // The App's shared connection (state, records, queue) and the task events subscriber: no more.
+    expect((await clients()) - before).toBe(2);
+  });
+
   test('a task still queued (no worker yet) is stopped at once and never runs', async () => {
     const a = instance();
     const marker = nodePath.join(fx.dir, 'ran');
