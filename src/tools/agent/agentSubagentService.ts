@@ -222,13 +222,7 @@ export class AgentSubagentService implements IAgentSubagentService {
     const resumeFrom = this.children.get(launch.agentId)?.conversation;
     return {
       parent: {
-        id: parent.id,
-        cwd: parent.cwd,
-        additionalDirs: parent.additionalDirs,
-        homeDir: parent.homeDir,
-        dataDir: parent.dataDir,
-        disabledTools: parent.disabledTools,
-        ...(parent.parentAgentId !== undefined ? { parentAgentId: parent.parentAgentId } : {}),
+        ...parent,
         depth: this.lineage.depth,
         ...(this.lineage.description !== undefined ? { description: this.lineage.description } : {}),
       },

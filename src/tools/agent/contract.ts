@@ -11,6 +11,7 @@ import type {
   ToolProgressEvent,
 } from '../../services/executor/toolExecutor';
 import type { ModelToolInfo } from '../../services/toolSelect/toolSelect';
+import type { AgentOptions } from '../../services/workspace/workspace';
 import type { ToolAccess } from '../../tool/accesses';
 import type { ToolPolicy } from '../../toolPolicy/evaluate';
 import type { TaskInfo } from '../task/contract';
@@ -299,14 +300,7 @@ export const ISubagentLauncher = createServiceId<ISubagentLauncher>('SubagentLau
  */
 export interface SubagentJob {
   /** The parent as it was when it queued the job: the worker builds a stand-in agent with these. */
-  readonly parent: {
-    readonly id: string;
-    readonly cwd: string;
-    readonly additionalDirs: readonly string[];
-    readonly homeDir: string;
-    readonly dataDir: string;
-    readonly disabledTools: readonly string[];
-    readonly parentAgentId?: string;
+  readonly parent: AgentOptions & {
     /** The parent's depth (0 for a main agent): the child is one deeper. */
     readonly depth: number;
     readonly description?: string;

@@ -81,14 +81,9 @@ export class SubagentJobHost implements ISubagentJobHost {
     let standIn = this.standIns.get(parent.id);
     if (!standIn) {
       const grants = new SessionGrants();
+      const { depth: _depth, description: _description, ...options } = parent;
       const agent = this.factory.createAgent({
-        id: parent.id,
-        cwd: parent.cwd,
-        additionalDirs: parent.additionalDirs,
-        homeDir: parent.homeDir,
-        dataDir: parent.dataDir,
-        disabledTools: parent.disabledTools,
-        ...(parent.parentAgentId !== undefined ? { parentAgentId: parent.parentAgentId } : {}),
+        ...options,
         overrides: (container) => {
           container.rebind(ISessionInteractionService).toConstantValue(new WorkerInteractionService());
           container.rebind(IAgentSessionGrants).toConstantValue(grants);

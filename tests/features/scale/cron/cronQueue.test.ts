@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import * as nodePath from 'node:path';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { IAgentCronService } from '../../../../src/features/cron/contract';
@@ -14,7 +12,6 @@ import { type Harness, useAgent } from '../../../helpers/agentHarness';
 import { waitFor } from '../../../helpers/async';
 import { approve, FakeHost } from '../../../helpers/fakeHost';
 import { describeWithRedis, type RedisTestServer, startRedisServer } from '../../../helpers/redisServer';
-import { makeTempDir, removeDir } from '../../../helpers/tempDir';
 
 // Real seconds go by: every-second jobs on a real redis-server.
 jest.setTimeout(60_000);
@@ -179,37 +176,5 @@ describeWithRedis('cron jobs as BullMQ job schedulers (scale.jobs.cron "queue")'
     const parsed = ScaleConfigSchema.safeParse({ jobs: { cron: 'queue' } });
     expect(parsed.error?.issues).toEqual([expect.objectContaining({ path: ['jobs', 'cron'], message: '"queue" needs a Redis server: set scale.redis.url as well, or use "local"' })]);
     expect(ScaleConfigSchema.safeParse({ redis: { url }, jobs: { cron: 'queue' } }).success).toBe(true);
-  });
-});
-
-describe('cron on a queue loads BullMQ only in queue mode', () => {
-  const PACKAGE = nodePath.resolve(__dirname, '../../../../dist/index.js');
-
-  /** In a fresh node process: an App with every builtin feature and `config`, an agent whose host takes prompts; which Redis modules got loaded. */
-  function redisModulesLoaded(config: object): string[] {
-    const dir = makeTempDir();
-    try {
-      const script = `
-        const { createApp, IAgentPromptInjection } = require(${JSON.stringify(PACKAGE)});
-        const app = createApp({ config: ${JSON.stringify(config)} });
-        app.createAgent({ cwd: ${JSON.stringify(dir)}, dataDir: ${JSON.stringify(dir)}, overrides: (c) => c.rebind(IAgentPromptInjection).toConstantValue({ enqueue: () => 'queued' }) });
-        const loaded = Object.keys(require.cache).map((f) => /[\\\\/]node_modules[\\\\/](ioredis|bullmq)[\\\\/]/.exec(f)?.[1]).filter(Boolean);
-        process.stdout.write(JSON.stringify([...new Set(loaded)].sort()));
-        process.exit(0);
-      `;
-      const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-      if (run.status !== 0) throw new Error(run.stderr);
-      return JSON.parse(run.stdout) as string[];
-    } finally {
-      removeDir(dir);
-    }
-  }
-
-  test('scale.jobs.cron "local" (the default) with a Redis URL: ioredis for the state, no bullmq', () => {
-    expect(redisModulesLoaded({ scale: { redis: { url: 'redis://127.0.0.1:1' } } })).toEqual(['ioredis']);
-  });
-
-  test('scale.jobs.cron "queue": the agent\'s cron service opens its queue with bullmq', () => {
-    expect(redisModulesLoaded({ scale: { redis: { url: 'redis://127.0.0.1:1' }, jobs: { cron: 'queue' } } })).toEqual(['bullmq', 'ioredis']);
   });
 });
