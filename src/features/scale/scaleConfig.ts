@@ -64,3 +64,8 @@ export const ScaleConfigSchema = z.strictObject({
 });
 export const scaleConfig = defineConfigSection('scale', ScaleConfigSchema.prefault({}).describe('Serving past one process: Redis-backed state and BullMQ background work.'));
 export type ScaleConfig = z.output<typeof ScaleConfigSchema>;
+
+/** The BullMQ prefix of every toolhost queue (task jobs, cron fires) under a `scale.redis.keyPrefix`. */
+export function bullQueuePrefix(keyPrefix: string): string {
+  return `${keyPrefix}bull`;
+}

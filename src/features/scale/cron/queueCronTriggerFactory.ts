@@ -4,7 +4,7 @@ import { IAgentOptions, type AgentOptions } from '../../../services/workspace/wo
 import type { ICronTrigger, ICronTriggerFactory } from '../../cron/contract';
 import { IScaleRedis } from '../contract';
 import { loadBullmq } from '../jobs/bullmqModule';
-import { scaleConfig } from '../scaleConfig';
+import { bullQueuePrefix, scaleConfig } from '../scaleConfig';
 import { QueueCronTrigger } from './queueCronTrigger';
 
 /** Fires the agent's cron jobs from BullMQ job schedulers when `scale.jobs.cron` is "queue". */
@@ -24,7 +24,7 @@ export class QueueCronTriggerFactory implements ICronTriggerFactory {
     const bullmq = loadBullmq();
     this.trigger = new QueueCronTrigger({
       agentId: this.agent.id,
-      queuePrefix: `${this.redis.keyPrefix}bull`,
+      queuePrefix: bullQueuePrefix(this.redis.keyPrefix),
       bullmq,
       connection: this.redis.connection(),
       openWorkerConnection: () => this.redis.openConnection({ maxRetriesPerRequest: null }),

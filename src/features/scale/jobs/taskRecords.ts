@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RedisScript } from '../redisScript';
+import { bullQueuePrefix } from '../scaleConfig';
 import type { SubagentJob, SubagentJobResult } from '../../../tools/agent/contract';
 import type { TaskInfo, TaskKind, TaskStatus } from '../../../tools/task/contract';
 
@@ -30,7 +31,7 @@ export function taskKeys(keyPrefix: string): TaskKeys {
     events: (agentId) => `${keyPrefix}task-events:${agentId}`,
     control: `${keyPrefix}task-control`,
     queueName: 'tasks',
-    queuePrefix: `${keyPrefix}bull`,
+    queuePrefix: bullQueuePrefix(keyPrefix),
   };
 }
 
