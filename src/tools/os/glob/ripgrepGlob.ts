@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { VCS_DIR_NAMES } from '../search/ignoreTree';
+import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
 import type { GlobPattern } from '../search/searchGlob';
-import { localSearchFs, repositoryEncloses } from '../search/searchPaths';
+import { localSearchFs } from '../search/searchPaths';
 import { type GlobListing, GlobMatches, globPatternMatches, type GlobWalkOptions } from './globListing';
 
 const KILL_GRACE_MS = 2_000;
@@ -42,11 +42,19 @@ export function ripgrepGlobFilter(pattern: GlobPattern): RipgrepGlobFilter {
   return { ignoreFile: `*\n!*/\n!${pattern.line}\n` };
 }
 
+export interface RipgrepGlobArgOptions {
+  readonly includeIgnored: boolean;
+  readonly insideRepository: boolean;
+  /** IgnoreTree.ancestorRulesApply: without such rules rg is told not to look above the search folder. */
+  readonly ancestorRules: boolean;
+}
+
 /** The rg command line of a Glob walk, run in the search folder; the rules are those of the Grep engines (ripgrepArgs). */
-export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: string }, options: { includeIgnored: boolean; insideRepository: boolean }): string[] {
+export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: string }, options: RipgrepGlobArgOptions): string[] {
   const args = ['--no-config', '--files', '--null', '--hidden', '--no-ignore-global'];
   if (!options.insideRepository) args.push('--no-require-git');
   if (options.includeIgnored) args.push('--no-ignore');
+  else if (!options.ancestorRules) args.push('--no-ignore-parent');
   // --no-ignore leaves --ignore-file files in force (rg 13 and later).
   if ('type' in filter) args.push('--type-add', `${TYPE_NAME}:${filter.type}`, '--type', TYPE_NAME);
   else args.push('--ignore-file', filter.ignoreFilePath);
@@ -70,7 +78,9 @@ export async function listGlobWithRipgrep(
   options: GlobWalkOptions,
 ): Promise<GlobListing | undefined> {
   const filter = ripgrepGlobFilter(pattern);
-  const argOptions = { includeIgnored: options.includeIgnored, insideRepository: repositoryEncloses(root) };
+  // The ignore files of the folders above are read here (a few probes) to tell rg whether they matter.
+  const tree = await IgnoreTree.open(root, localSearchFs, { enabled: !options.includeIgnored });
+  const argOptions = { includeIgnored: options.includeIgnored, insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply };
   const wanted = options.wanted ?? Infinity;
   if ('type' in filter) return walk(rgPath, root, ripgrepGlobArgs(filter, argOptions), undefined, options.signal, wanted);
   const dir = await fsp.mkdtemp(nodePath.join(os.tmpdir(), 'toolhost-glob-'));
