@@ -325,6 +325,17 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
     expect(await walks('**/*.{ts,md}')).toEqual({ ours: ['a.ts', 'src/c.ts', 'src/notes.md'], rg: ['a.ts', 'src/c.ts', 'src/notes.md'] });
   });
 
+  test('paths split between chunks of rg output, with characters of several bytes, are read whole', async () => {
+    // About 250 KB of output, nearly all in characters of two to four bytes: many reads from the
+    // pipe, which end inside paths and, most of them, inside a character.
+    const names = Array.from({ length: 1_500 }, (_, i) => `ü日本${i % 9}/🦊${'é日'.repeat(20 + (i % 17))}${i}.ts`);
+    writeFiles(fx.dir, Object.fromEntries(names.map((n) => [n, ''])));
+    const compiled = compileGlobPattern('*.ts', fx.dir);
+    if ('error' in compiled) throw new Error(compiled.error);
+    const listing = await listGlobWithRipgrep(rg!, fx.dir, compiled, { includeIgnored: false, signal: new AbortController().signal });
+    expect([...listing!.files].sort()).toEqual([...names].sort());
+  });
+
   test('rg skips the folders above the search folder only when no ignore file there applies', async () => {
     // A real rg behind a script that notes each command line.
     const log = nodePath.join(fx.dir, 'rg-args.log');

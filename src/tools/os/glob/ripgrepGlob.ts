@@ -95,10 +95,13 @@ export async function listGlobWithRipgrep(
 
 /** `recheck`: the pattern that each listed path must match too (undefined: rg's list is final). */
 function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern | undefined, signal: AbortSignal, wanted: number): Promise<GlobListing | undefined> {
-  const matches = new GlobMatches(localSearchFs, root);
+  const matches = new GlobMatches(localSearchFs, root, wanted);
+  const take = (rel: string): void => {
+    if (!recheck || globPatternMatches(recheck, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+  };
   return new Promise((resolve) => {
     if (signal.aborted) {
-      resolve(matches.finish(true, wanted));
+      resolve(matches.finish(true));
       return;
     }
     const child = spawn(rgPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
@@ -109,18 +112,29 @@ function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern
       killTimer.unref();
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    let rest = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    // Each path is decoded on its own (a NUL byte is never part of a UTF-8 character): no string
+    // of the whole chunk, which every path sliced from it would keep alive.
+    let rest: Buffer | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
       if (signal.aborted) return;
-      const data = rest + chunk;
       let start = 0;
-      for (let end = data.indexOf('\0'); end !== -1; end = data.indexOf('\0', start)) {
+      let end = chunk.indexOf(0);
+      if (rest) {
+        if (end === -1) {
+          rest = Buffer.concat([rest, chunk]);
+          return;
+        }
         // `./a/b.ts`: the path relative to the root starts after `./`.
-        const rel = data.slice(start + 2, end);
-        if (!recheck || globPatternMatches(recheck, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+        take(Buffer.concat([rest, chunk.subarray(0, end)]).toString('utf8', 2));
+        rest = undefined;
+        start = end + 1;
+        end = chunk.indexOf(0, start);
+      }
+      for (; end !== -1; end = chunk.indexOf(0, start)) {
+        take(chunk.toString('utf8', start + 2, end));
         start = end + 1;
       }
-      rest = data.slice(start);
+      if (start < chunk.length) rest = chunk.subarray(start);
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => {
@@ -139,7 +153,7 @@ function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern
       // Anything else rg says (a flag or rule it does not take) means its listing may not be ours.
       const refused = stderr.split('\n').some((line) => line !== '' && !STDERR_PATH_ERROR.test(line));
       if (failed || (refused && !signal.aborted)) resolve(undefined);
-      else resolve(matches.finish(signal.aborted, wanted));
+      else resolve(matches.finish(signal.aborted));
     });
   });
 }
