@@ -86,6 +86,16 @@ export function isSensitivePath(path: string): boolean {
   return MAYBE_SENSITIVE.test(path) && matchesSensitiveRules(path);
 }
 
+/**
+ * isSensitivePath for many paths below one folder, each given relative to it (`dir` ends with a
+ * separator): the folder is gated once, and then each path only by its own part, which a match
+ * cannot cross into, since no gated name holds a separator (Glob asks for every match).
+ */
+export function sensitivePathsBelow(dir: string): (rel: string) => boolean {
+  if (!/[\\/]$/.test(dir) || MAYBE_SENSITIVE.test(dir)) return (rel) => isSensitivePath(dir + rel);
+  return (rel) => MAYBE_SENSITIVE.test(rel) && matchesSensitiveRules(dir + rel);
+}
+
 /** isSensitivePath without the gate: the rules themselves (exported for the test that the gate lets every sensitive path through). */
 export function matchesSensitiveRules(path: string): boolean {
   const normalized = path.replace(/\\/g, '/').toLowerCase();

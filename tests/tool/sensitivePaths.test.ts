@@ -3,6 +3,7 @@ import {
   ENV_TEMPLATES,
   isSensitivePath,
   matchesSensitiveRules,
+  sensitivePathsBelow,
   SENSITIVE_BASENAMES,
   SENSITIVE_EXTENSIONS,
   SSH_KEY_PREFIXES,
@@ -67,7 +68,7 @@ describe('isSensitivePath()', () => {
   });
 });
 
-describe('the gate of isSensitivePath()', () => {
+describe('the gate of isSensitivePath() and of sensitivePathsBelow()', () => {
   // Paths built from the pieces the rules look for (names, prefixes, suffixes, extensions,
   // directories, in mixed case, with either separator, trailing slashes) and from near misses:
   // the quick gate must let through every path the rules call sensitive.
@@ -105,6 +106,12 @@ describe('the gate of isSensitivePath()', () => {
       const expected = matchesSensitiveRules(path);
       if (expected) sensitive++;
       if (isSensitivePath(path) !== expected) throw new Error(`the gate disagrees with the rules on ${JSON.stringify(path)}`);
+      // The same path split after any of its separators, as Glob tests the files below its root.
+      const cuts = [...path.matchAll(/[\\/]/g)].map((m) => m.index + 1);
+      const cut = cuts[random(cuts.length + 1)] ?? 0;
+      if (sensitivePathsBelow(path.slice(0, cut))(path.slice(cut)) !== expected) {
+        throw new Error(`sensitivePathsBelow disagrees with the rules on ${JSON.stringify([path.slice(0, cut), path.slice(cut)])}`);
+      }
     }
     // The generator reaches both outcomes often.
     expect(sensitive).toBeGreaterThan(1_000);

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { isSensitivePath } from '../../../tool/sensitivePaths';
+import { sensitivePathsBelow } from '../../../tool/sensitivePaths';
 import { FilteredListing } from '../search/filteredListing';
 import { byteForm, isAscii } from '../search/globRegex';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
@@ -30,38 +30,43 @@ export function globPatternMatches(pattern: GlobPattern, rel: string, nameAt: nu
  * their modification time for the newest-first order. On the local disk each file is stat-ed as
  * it is found (a synchronous stat costs less than a thread-pool round trip, and the walk goes on
  * meanwhile in the thread pool or in rg), unless `statAsFound` is false (a walk that may be
- * given up: it stats nothing in vain); other runtimes stat them in batches at the end.
+ * given up: it stats nothing in vain); other runtimes stat them in batches at the end. Only the
+ * files that may still be on the page are kept (NewestFirst).
  */
 export class GlobMatches {
-  private readonly stamped: Array<[number, string]> = [];
+  private readonly page: NewestFirst;
   private readonly unstamped: string[] = [];
   private sensitive = 0;
   private readonly prefix: string;
+  private readonly isSensitive: (rel: string) => boolean;
 
   constructor(
     private readonly fs: SearchFs,
     root: string,
+    /** How many of the newest-first paths are needed (offset + limit). */
+    wanted: number,
     private readonly statAsFound = true,
   ) {
     this.prefix = root.endsWith('/') ? root : `${root}/`;
+    this.isSensitive = sensitivePathsBelow(this.prefix);
+    this.page = new NewestFirst(wanted);
   }
 
   /** A matching file, relative to the root. */
   add(rel: string): void {
-    const path = this.prefix + rel;
-    if (isSensitivePath(path)) this.sensitive++;
+    if (this.isSensitive(rel)) this.sensitive++;
     else if (!this.fs.local || !this.statAsFound) this.unstamped.push(rel);
     else this.stamp(this.fs.local, rel);
   }
 
   private stamp(local: NonNullable<SearchFs['local']>, rel: string): void {
     const mtime = local.mtimeMs(this.prefix + rel);
-    if (mtime !== undefined) this.stamped.push([mtime, rel]);
+    if (mtime !== undefined) this.page.add(mtime, rel);
   }
 
   /** The first `wanted` files, newest first; equal times in path order. A file gone before its stat is left out. */
-  async finish(timedOut: boolean, wanted: number): Promise<GlobListing> {
-    const { stamped, unstamped } = this;
+  async finish(timedOut: boolean): Promise<GlobListing> {
+    const { page, unstamped } = this;
     const local = this.fs.local;
     if (local) for (const rel of unstamped) this.stamp(local, rel);
     for (let i = 0; !local && i < unstamped.length; i += STAT_BATCH) {
@@ -69,10 +74,10 @@ export class GlobMatches {
       const stats = await Promise.all(batch.map((rel) => this.fs.stat(this.prefix + rel).then((s) => s.mtimeMs, () => undefined)));
       batch.forEach((rel, j) => {
         const mtime = stats[j];
-        if (mtime !== undefined) stamped.push([mtime, rel]);
+        if (mtime !== undefined) page.add(mtime, rel);
       });
     }
-    return { files: newestFirst(stamped, wanted), total: stamped.length, sensitive: this.sensitive, timedOut };
+    return { files: page.take(), total: page.count, sensitive: this.sensitive, timedOut };
   }
 }
 
@@ -81,42 +86,50 @@ type Stamped = [mtimeMs: number, rel: string];
 const order = (a: Stamped, b: Stamped): number => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] === b[1] ? 0 : 1);
 
 /**
- * The first `wanted` paths in newest-first order. A page of 100 out of 27k is selected with a
- * heap instead of sorting them all: most files then cost one comparison with the heap's last
- * kept file, where a sort compares each about 15 times (long paths, mostly equal times: npm
- * gives every installed file the same one).
+ * The first `wanted` files in newest-first order (equal times in path order) of those added,
+ * selected as they come: once twice as many are held, they are cut back to the first `wanted`,
+ * and a file that comes after the last of those is dropped with one comparison. A page of 100
+ * out of 27k then keeps a few hundred files at a time instead of every one (most files cost that
+ * one comparison, where a sort compares each about 15 times, and the files dropped die young
+ * rather than filling the heap while rg still walks).
  */
-export function newestFirst(stamped: Stamped[], wanted: number): string[] {
-  if (wanted * 8 >= stamped.length) return stamped.sort(order).slice(0, wanted).map(([, rel]) => rel);
-  // A max-heap in `order`: its root is the last file kept, the first to give up its place.
-  const heap: Stamped[] = [];
-  const up = (at: number): void => {
-    for (let parent = (at - 1) >> 1; at > 0 && order(heap[parent]!, heap[at]!) < 0; at = parent, parent = (at - 1) >> 1) {
-      [heap[parent], heap[at]] = [heap[at]!, heap[parent]!];
-    }
-  };
-  const down = (at: number): void => {
-    for (;;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let last = at;
-      if (left < heap.length && order(heap[left]!, heap[last]!) > 0) last = left;
-      if (right < heap.length && order(heap[right]!, heap[last]!) > 0) last = right;
-      if (last === at) return;
-      [heap[last], heap[at]] = [heap[at]!, heap[last]!];
-      at = last;
-    }
-  };
-  for (const item of stamped) {
-    if (heap.length < wanted) {
-      heap.push(item);
-      up(heap.length - 1);
-    } else if (order(item, heap[0]!) < 0) {
-      heap[0] = item;
-      down(0);
-    }
+export class NewestFirst {
+  private held: Stamped[] = [];
+  /** The last of the first `wanted` at the last cut: nothing after it can be on the page. */
+  private last: Stamped | undefined;
+  private added = 0;
+
+  constructor(private readonly wanted: number) {}
+
+  /** How many files were added. */
+  get count(): number {
+    return this.added;
   }
-  return heap.sort(order).map(([, rel]) => rel);
+
+  add(mtimeMs: number, rel: string): void {
+    this.added++;
+    const last = this.last;
+    if (last && (mtimeMs < last[0] || (mtimeMs === last[0] && rel > last[1]))) return;
+    this.held.push([mtimeMs, rel]);
+    if (this.held.length >= 2 * this.wanted) this.cut();
+  }
+
+  private cut(): void {
+    this.held.sort(order).length = this.wanted;
+    this.last = this.held[this.wanted - 1];
+  }
+
+  /** The first `wanted` of the files added, in order. */
+  take(): string[] {
+    return this.held.sort(order).slice(0, this.wanted).map(([, rel]) => rel);
+  }
+}
+
+/** The first `wanted` paths of `stamped` in newest-first order. */
+export function newestFirst(stamped: readonly Stamped[], wanted: number): string[] {
+  const page = new NewestFirst(wanted);
+  for (const [mtimeMs, rel] of stamped) page.add(mtimeMs, rel);
+  return page.take();
 }
 
 export interface GlobWalkOptions {
@@ -146,7 +159,7 @@ export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern,
   const local = fs.local;
   const { dirPrefix, depth } = pattern;
   // A walk with a budget may be given up: its files are stat-ed once it has finished.
-  const matches = new GlobMatches(fs, root, options.entryBudget === Infinity);
+  const matches = new GlobMatches(fs, root, options.wanted ?? Infinity, options.entryBudget === Infinity);
 
   const take = (dir: string, relDir: string, dirDepth: number, entries: readonly Dirent[], pending: Array<[string, string, number]>): void => {
     budget -= entries.length;
@@ -210,10 +223,11 @@ export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern,
           },
         );
       }
-      if (inFlight === 0 && (pending.length === 0 || options.signal.aborted || budget < 0)) resolve();
+      // Over the budget the folders still being listed are not waited for: rg starts meanwhile.
+      if (budget < 0 || (inFlight === 0 && (pending.length === 0 || options.signal.aborted))) resolve();
     };
     pump();
   });
   if (budget < 0) return undefined;
-  return matches.finish(options.signal.aborted, options.wanted ?? Infinity);
+  return matches.finish(options.signal.aborted);
 }

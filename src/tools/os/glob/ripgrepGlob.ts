@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { VCS_DIR_NAMES } from '../search/ignoreTree';
+import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
 import type { GlobPattern } from '../search/searchGlob';
-import { localSearchFs, repositoryEncloses } from '../search/searchPaths';
+import { localSearchFs } from '../search/searchPaths';
 import { type GlobListing, GlobMatches, globPatternMatches, type GlobWalkOptions } from './globListing';
 
 const KILL_GRACE_MS = 2_000;
@@ -42,11 +42,19 @@ export function ripgrepGlobFilter(pattern: GlobPattern): RipgrepGlobFilter {
   return { ignoreFile: `*\n!*/\n!${pattern.line}\n` };
 }
 
+export interface RipgrepGlobArgOptions {
+  readonly includeIgnored: boolean;
+  readonly insideRepository: boolean;
+  /** IgnoreTree.ancestorRulesApply: without such rules rg is told not to look above the search folder. */
+  readonly ancestorRules: boolean;
+}
+
 /** The rg command line of a Glob walk, run in the search folder; the rules are those of the Grep engines (ripgrepArgs). */
-export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: string }, options: { includeIgnored: boolean; insideRepository: boolean }): string[] {
+export function ripgrepGlobArgs(filter: { type: string } | { ignoreFilePath: string }, options: RipgrepGlobArgOptions): string[] {
   const args = ['--no-config', '--files', '--null', '--hidden', '--no-ignore-global'];
   if (!options.insideRepository) args.push('--no-require-git');
   if (options.includeIgnored) args.push('--no-ignore');
+  else if (!options.ancestorRules) args.push('--no-ignore-parent');
   // --no-ignore leaves --ignore-file files in force (rg 13 and later).
   if ('type' in filter) args.push('--type-add', `${TYPE_NAME}:${filter.type}`, '--type', TYPE_NAME);
   else args.push('--ignore-file', filter.ignoreFilePath);
@@ -70,7 +78,9 @@ export async function listGlobWithRipgrep(
   options: GlobWalkOptions,
 ): Promise<GlobListing | undefined> {
   const filter = ripgrepGlobFilter(pattern);
-  const argOptions = { includeIgnored: options.includeIgnored, insideRepository: repositoryEncloses(root) };
+  // The ignore files of the folders above are read here (a few probes) to tell rg whether they matter.
+  const tree = await IgnoreTree.open(root, localSearchFs, { enabled: !options.includeIgnored });
+  const argOptions = { includeIgnored: options.includeIgnored, insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply };
   const wanted = options.wanted ?? Infinity;
   if ('type' in filter) return walk(rgPath, root, ripgrepGlobArgs(filter, argOptions), undefined, options.signal, wanted);
   const dir = await fsp.mkdtemp(nodePath.join(os.tmpdir(), 'toolhost-glob-'));
@@ -85,10 +95,13 @@ export async function listGlobWithRipgrep(
 
 /** `recheck`: the pattern that each listed path must match too (undefined: rg's list is final). */
 function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern | undefined, signal: AbortSignal, wanted: number): Promise<GlobListing | undefined> {
-  const matches = new GlobMatches(localSearchFs, root);
+  const matches = new GlobMatches(localSearchFs, root, wanted);
+  const take = (rel: string): void => {
+    if (!recheck || globPatternMatches(recheck, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+  };
   return new Promise((resolve) => {
     if (signal.aborted) {
-      resolve(matches.finish(true, wanted));
+      resolve(matches.finish(true));
       return;
     }
     const child = spawn(rgPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
@@ -99,18 +112,29 @@ function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern
       killTimer.unref();
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    let rest = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    // Each path is decoded on its own (a NUL byte is never part of a UTF-8 character): no string
+    // of the whole chunk, which every path sliced from it would keep alive.
+    let rest: Buffer | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
       if (signal.aborted) return;
-      const data = rest + chunk;
       let start = 0;
-      for (let end = data.indexOf('\0'); end !== -1; end = data.indexOf('\0', start)) {
+      let end = chunk.indexOf(0);
+      if (rest) {
+        if (end === -1) {
+          rest = Buffer.concat([rest, chunk]);
+          return;
+        }
         // `./a/b.ts`: the path relative to the root starts after `./`.
-        const rel = data.slice(start + 2, end);
-        if (!recheck || globPatternMatches(recheck, rel, rel.lastIndexOf('/') + 1, false)) matches.add(rel);
+        take(Buffer.concat([rest, chunk.subarray(0, end)]).toString('utf8', 2));
+        rest = undefined;
+        start = end + 1;
+        end = chunk.indexOf(0, start);
+      }
+      for (; end !== -1; end = chunk.indexOf(0, start)) {
+        take(chunk.toString('utf8', start + 2, end));
         start = end + 1;
       }
-      rest = data.slice(start);
+      if (start < chunk.length) rest = chunk.subarray(start);
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => {
@@ -129,7 +153,7 @@ function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern
       // Anything else rg says (a flag or rule it does not take) means its listing may not be ours.
       const refused = stderr.split('\n').some((line) => line !== '' && !STDERR_PATH_ERROR.test(line));
       if (failed || (refused && !signal.aborted)) resolve(undefined);
-      else resolve(matches.finish(signal.aborted, wanted));
+      else resolve(matches.finish(signal.aborted));
     });
   });
 }

@@ -128,6 +128,28 @@ export class IgnoreTree {
     return tree;
   }
 
+  /**
+   * Whether an ignore file in a folder above the root can apply to something below it: a
+   * `.rgignore` or `.ignore` there, or a `.gitignore` or `.git/info/exclude` below the first
+   * repository root at or above the search root (isIgnored stops there). When none can, rg's
+   * `--no-ignore-parent` lists the same files, and rg then skips matching every file against the
+   * folders above (about a sixth of its CPU time on the 100k-file bench corpus).
+   */
+  get ancestorRulesApply(): boolean {
+    if (!this.enabled) return false;
+    let level: IgnoreLevel | undefined = this.rootLevel;
+    let sawGit = false;
+    if (level.dir === this.root) {
+      sawGit = level.hasGit;
+      level = level.parent;
+    }
+    for (; level; level = level.parent) {
+      if (level.custom || level.dot || (!sawGit && (level.git || level.exclude))) return true;
+      sawGit ||= level.hasGit;
+    }
+    return false;
+  }
+
   private remember(dir: string, level: IgnoreLevel): IgnoreLevel {
     this.resolved.set(dir, level);
     this.levels.set(dir, Promise.resolve(level));
