@@ -101,7 +101,8 @@ export class Agent implements ScopedAgent {
     container.bind(IAgentServiceAccessor).toConstantValue(accessor);
     container.load(coreAgentModule);
     for (const feature of host.features) this.loadFeature(feature);
-    const assembly = container.get(IBuiltinToolAssemblyService);
+    // An App service: resolved where its plan is cached, not planned again in every agent's container.
+    const assembly = host.container.get(IBuiltinToolAssemblyService);
     for (const contribution of assembly.contributions) this.unboundTools.set(contribution.id, contribution);
     options.overrides?.(container);
 
