@@ -22,6 +22,7 @@ export class Feature<TConfig extends object = object> {
   declare readonly configInput?: TConfig;
   private readonly appBindings: ScopeBindings[] = [];
   private readonly agentBindings: ScopeBindings[] = [];
+  private readonly agentStartupIds: ServiceIdentifier<unknown>[] = [];
   private readonly toolList: AgentToolContribution[] = [];
   private readonly appServiceIds: ServiceIdentifier<unknown>[] = [];
   private readonly sectionList: ConfigSection[] = [];
@@ -84,12 +85,28 @@ export class Feature<TConfig extends object = object> {
     return this;
   }
 
+  /**
+   * Agent-scope services every agent constructs as soon as it is created, in this order (after the
+   * core's): services that wire hooks, guards or events, which nothing else would construct. A
+   * list, not bindings, so an agent pays nothing per id before resolving it.
+   */
+  startWithAgent(...ids: ServiceIdentifier<unknown>[]): this {
+    this.assertOpen();
+    this.agentStartupIds.push(...ids);
+    return this;
+  }
+
   get tools(): readonly AgentToolContribution[] {
     return this.toolList;
   }
 
   get configSections(): readonly ConfigSection[] {
     return this.sectionList;
+  }
+
+  /** The ids of startWithAgent, in order. */
+  get agentStartup(): readonly ServiceIdentifier<unknown>[] {
+    return this.agentStartupIds;
   }
 
   /** App service ids this feature exposes; the scope tests resolve each from an App alone. */

@@ -17,7 +17,7 @@ import { IAgentToolSelectService, type ModelToolInfo } from '../services/toolSel
 import { type AgentOptions, IAgentOptions } from '../services/workspace/workspace';
 import { IAgentStartup } from '../di/agentStartup';
 import { ISessionInteractionService } from '../services/interaction/interaction';
-import { coreAgentModule } from './coreModules';
+import { CORE_AGENT_STARTUP, coreAgentModule } from './coreModules';
 import type { Feature } from '../di/feature';
 import type { AgentToolContribution, ServiceAccessor } from '../di/toolContribution';
 import type { CreateAgentOptions, ScopedAgent } from '../services/agentFactory/agentFactory';
@@ -101,7 +101,8 @@ export class Agent implements ScopedAgent {
     container.bind(IAgentServiceAccessor).toConstantValue(accessor);
     container.load(coreAgentModule);
     for (const feature of host.features) this.loadFeature(feature);
-    const assembly = container.get(IBuiltinToolAssemblyService);
+    // An App service: resolved where its plan is cached, not planned again in every agent's container.
+    const assembly = host.container.get(IBuiltinToolAssemblyService);
     for (const contribution of assembly.contributions) this.unboundTools.set(contribution.id, contribution);
     options.overrides?.(container);
 
@@ -114,8 +115,11 @@ export class Agent implements ScopedAgent {
       }),
     );
     this.get(IAgentToolActivationService).recompute();
-    // Services that wire hooks and guards exist from the start.
-    container.getAll(IAgentStartup);
+    // Services that wire hooks and guards exist from the start: the core's and the features' lists,
+    // then what a host bound to IAgentStartup.
+    for (const id of CORE_AGENT_STARTUP) this.get(id);
+    for (const feature of host.features) for (const id of feature.agentStartup) this.get(id);
+    if (container.isBound(IAgentStartup)) container.getAll(IAgentStartup);
   }
 
   get<T>(id: ServiceIdentifier<T>): T {

@@ -32,7 +32,6 @@ import { IAgentUserToolService } from '../services/userTools/userTools';
 import { IAgentPromptInjection, NO_PROMPT_INJECTION } from '../services/promptInjection/promptInjection';
 import { AgentUserToolService } from '../services/userTools/agentUserToolService';
 import { IAgentWorkspaceService } from '../services/workspace/workspace';
-import { IAgentStartup } from '../di/agentStartup';
 import { IAgentFactory } from '../services/agentFactory/agentFactory';
 import { AgentWorkspaceService } from '../services/workspace/agentWorkspaceService';
 import { IAgentToolPolicyService } from '../services/toolPolicy/toolPolicy';
@@ -74,6 +73,7 @@ export const coreAgentModule = new ContainerModule(({ bind }) => {
   bind(IAgentUserToolService).to(AgentUserToolService).inSingletonScope();
   // The host rebinds it to take prompts between turns (cron fires).
   bind(IAgentPromptInjection).toConstantValue(NO_PROMPT_INJECTION);
-  // Wires the deferred-tool guard into the executor from the start.
-  bind(IAgentStartup).toService(IAgentToolSelectService);
 });
+
+/** Agent-scope services of the core every agent constructs at once; the tool-select service wires the deferred-tool guard. */
+export const CORE_AGENT_STARTUP: readonly ServiceIdentifier<unknown>[] = [IAgentToolSelectService];

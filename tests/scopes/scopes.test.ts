@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createApp } from '../../src/scopes/appScope';
 import { Feature, defineFeature } from '../../src/di/feature';
 import { createServiceId } from '../../src/di/serviceId';
+import { IAgentStartup } from '../../src/di/agentStartup';
 import { IConfigService } from '../../src/services/config/config';
 import { createLocalRuntime } from '../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../src/services/runtime/runtime';
@@ -81,6 +82,42 @@ describe('App and Agent scopes', () => {
     agent.get(IAgentRuntimeService).switch(createLocalRuntime(['fs', 'process']));
     expect([agent.registry.has('LaterTool'), agent.container.isCurrentBound(later.id)]).toEqual([true, true]);
     expect([agent.registry.has('RemovedTool'), agent.container.isCurrentBound(removed.id)]).toEqual([false, false]);
+    await app.dispose();
+  });
+
+  test('startWithAgent services are constructed as each agent is created, in order, with IAgentStartup bindings after them', async () => {
+    const made: string[] = [];
+    const IFirst = createServiceId<object>('test.StartFirst');
+    const ISecond = createServiceId<object>('test.StartSecond');
+    const IHostStartup = createServiceId<object>('test.HostStartup');
+    const recorded = (name: string) => {
+      @injectable()
+      class Recorded {
+        constructor(@inject(IAgentWorkspaceService) workspace: IAgentWorkspaceService) {
+          made.push(`${name} in ${workspace.cwd === fs.realpathSync(dir.path) ? 'cwd' : '?'}`);
+        }
+      }
+      return Recorded;
+    };
+    const feature = new Feature('starts')
+      .bindAgent(({ bind }) => {
+        bind(IFirst).to(recorded('first')).inSingletonScope();
+        bind(ISecond).to(recorded('second')).inSingletonScope();
+      })
+      .startWithAgent(ISecond, IFirst);
+    const app = createApp({ features: [feature] });
+    app.createAgent({ cwd: dir.path });
+    expect(made).toEqual(['second in cwd', 'first in cwd']);
+    // Another agent constructs its own; a host's IAgentStartup binding comes after the features' list.
+    app.createAgent({
+      cwd: dir.path,
+      overrides: (c) => {
+        c.bind(IHostStartup).to(recorded('host')).inSingletonScope();
+        c.bind(IAgentStartup).toService(IHostStartup);
+      },
+    });
+    expect(made).toEqual(['second in cwd', 'first in cwd', 'second in cwd', 'first in cwd', 'host in cwd']);
+    expect(() => feature.startWithAgent(IFirst)).toThrow('already in use');
     await app.dispose();
   });
 

@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { AgentCronService } from './agentCronService';
 import { IAgentCronService, ICronScheduler, ICronTrigger, ICronTriggerFactory } from './contract';
@@ -24,9 +23,9 @@ export function createCronFeature() {
         .toDynamicValue((context) => context.get(ICronTriggerFactory, { optional: true })?.create() ?? context.get(CronTimerTrigger))
         .inSingletonScope();
       bind(IAgentCronService).to(AgentCronService).inSingletonScope();
-      // It loads the jobs, counts the fires missed while the agent was down and arms the timer at once.
-      bind(IAgentStartup).toService(IAgentCronService);
     })
+    // It loads the jobs, counts the fires missed while the agent was down and arms the timer at once.
+    .startWithAgent(IAgentCronService)
     .contributeTool(cronCreateTool)
     .contributeTool(cronDeleteTool)
     .contributeTool(cronListTool);

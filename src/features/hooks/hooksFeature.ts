@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { IAgentOptions } from '../../services/workspace/workspace';
 import { AgentCommandHooksService } from './agentCommandHooksService';
@@ -7,10 +6,14 @@ import { hooksConfig } from './hooksConfig';
 
 /** Command hooks from config `hooks` (PreToolUse, PostToolUse), wired into every agent's executor. */
 export function createHooksFeature() {
-  return new Feature('hooks').contributeConfig(hooksConfig).bindAgent(({ bind }) => {
-    bind(ICommandHookSessionId).toDynamicValue((context) => context.get(IAgentOptions).id);
-    bind(IAgentCommandHooksService).to(AgentCommandHooksService).inSingletonScope();
-    // It registers executor hooks on its own: every agent constructs it at once.
-    bind(IAgentStartup).toService(IAgentCommandHooksService);
-  });
+  return (
+    new Feature('hooks')
+      .contributeConfig(hooksConfig)
+      .bindAgent(({ bind }) => {
+        bind(ICommandHookSessionId).toDynamicValue((context) => context.get(IAgentOptions).id);
+        bind(IAgentCommandHooksService).to(AgentCommandHooksService).inSingletonScope();
+      })
+      // It registers executor hooks on its own.
+      .startWithAgent(IAgentCommandHooksService)
+  );
 }

@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { IAgentMcpService } from './client/agentMcp';
 import { AgentMcpService } from './client/agentMcpService';
@@ -22,7 +21,7 @@ export function createMcpFeature() {
     )
     .bindAgent(({ bind }) => {
       bind(IAgentMcpService).to(AgentMcpService).inSingletonScope();
-      // It registers tools on its own: every agent constructs it at once.
-      bind(IAgentStartup).toService(IAgentMcpService);
-    });
+    })
+    // It registers tools on its own.
+    .startWithAgent(IAgentMcpService);
 }

@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { AgentPlanModeService } from './agentPlanModeService';
 import { IAgentPlanModeService } from './contract';
@@ -11,9 +10,9 @@ export function createPlanFeature() {
     .contributeConfig(planConfig)
     .bindAgent(({ bind }) => {
       bind(IAgentPlanModeService).to(AgentPlanModeService).inSingletonScope();
-      // It registers the guard on the executor: every agent constructs it at once.
-      bind(IAgentStartup).toService(IAgentPlanModeService);
     })
+    // It registers the guard on the executor.
+    .startWithAgent(IAgentPlanModeService)
     .contributeTool(enterPlanModeTool)
     .contributeTool(exitPlanModeTool);
 }

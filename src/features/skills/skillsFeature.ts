@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { AgentSkillsService } from './agentSkillsService';
 import { ISkillCatalog } from './contract';
@@ -16,8 +15,8 @@ export function createSkillsFeature() {
     .bindAgent(({ bind }) => {
       bind(ISkillCatalog).to(FileSkillCatalog).inSingletonScope();
       bind(AgentSkillsService).toSelf().inSingletonScope();
-      // It keeps the Skill tool's activation in step with the catalog: every agent constructs it at once.
-      bind(IAgentStartup).toService(AgentSkillsService);
     })
+    // It keeps the Skill tool's activation in step with the catalog.
+    .startWithAgent(AgentSkillsService)
     .contributeTool(skillTool);
 }

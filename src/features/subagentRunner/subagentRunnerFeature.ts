@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { ISubagentRunnerConfigBinding, SubagentRunnerConfigBinding } from './subagentRunnerBinding';
 import { subagentRunnerConfig } from './subagentRunnerConfig';
@@ -13,5 +12,5 @@ export function createSubagentRunnerFeature() {
   return new Feature('subagentRunner', { requires: ['agent'] })
     .contributeConfig(subagentRunnerConfig)
     .bindApp(({ bind }) => bind(ISubagentRunnerConfigBinding).to(SubagentRunnerConfigBinding).inSingletonScope(), [ISubagentRunnerConfigBinding])
-    .bindAgent(({ bind }) => bind(IAgentStartup).toService(ISubagentRunnerConfigBinding));
+    .startWithAgent(ISubagentRunnerConfigBinding);
 }

@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { agentConfig } from './agentConfig';
 import { agentTool } from './agentTool';
@@ -29,8 +28,8 @@ export function createAgentFeature() {
       bind(AgentSubagentService).toSelf().inSingletonScope();
       bind(IAgentSubagentService).toService(AgentSubagentService);
       bind(ISubagentLauncher).to(SubagentLauncher).inSingletonScope();
-      // It follows the runner slot to recompute the active tools: every agent constructs it at once.
-      bind(IAgentStartup).toService(AgentSubagentService);
     })
+    // It follows the runner slot to recompute the active tools.
+    .startWithAgent(AgentSubagentService)
     .contributeTool(agentTool);
 }

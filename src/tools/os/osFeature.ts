@@ -1,4 +1,3 @@
-import { IAgentStartup } from '../../di/agentStartup';
 import { Feature } from '../../di/feature';
 import { bashTool } from './bash/bashTool';
 import { IAgentFileStateService, IFileWriteLocks } from './contract';
@@ -34,10 +33,8 @@ export function createOsToolsFeature() {
       // The stale-write guard: Read records what the agent saw, Write and Edit check it.
       .bindAgent(({ bind }) => bind(IAgentFileStateService).to(AgentFileStateService).inSingletonScope())
       // What killed writes left in the workspace roots is removed when an agent starts.
-      .bindAgent(({ bind }) => {
-        bind(IAgentTempFileSweep).to(AgentTempFileSweep).inSingletonScope();
-        bind(IAgentStartup).toService(IAgentTempFileSweep);
-      })
+      .bindAgent(({ bind }) => bind(IAgentTempFileSweep).to(AgentTempFileSweep).inSingletonScope())
+      .startWithAgent(IAgentTempFileSweep)
       .contributeTool(readTool)
       .contributeTool(writeTool)
       .contributeTool(globTool)

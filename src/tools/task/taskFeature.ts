@@ -1,6 +1,5 @@
 import { Feature } from '../../di/feature';
 import { AgentTaskService } from './agentTaskService';
-import { IAgentStartup } from '../../di/agentStartup';
 import { IAgentTaskNotifications, IAgentTaskService, IAgentTaskServiceFactory } from './contract';
 import { tasksConfig } from './taskConfig';
 import { TaskCompletionNotifier } from './taskNotifier';
@@ -29,8 +28,8 @@ export function createTaskToolsFeature() {
         .inSingletonScope();
       // Background tasks that end are reported to the model through the host's prompt queue.
       bind(IAgentTaskNotifications).to(TaskCompletionNotifier).inSingletonScope();
-      bind(IAgentStartup).toService(IAgentTaskNotifications);
     })
+    .startWithAgent(IAgentTaskNotifications)
     .contributeTool(taskListTool)
     .contributeTool(taskOutputTool)
     .contributeTool(taskStopTool)

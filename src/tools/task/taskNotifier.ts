@@ -1,7 +1,9 @@
 import { inject, injectable, preDestroy } from 'inversify';
 import { DisposableStore } from '../../base/lifecycle';
 import { formatCount, wrapInTag } from '../../base/strings';
+import type { ServiceAccessor } from '../../di/toolContribution';
 import { hasPromptInjection, IAgentPromptInjection } from '../../services/promptInjection/promptInjection';
+import { IAgentServiceAccessor } from '../../services/toolActivation/toolActivation';
 import { AGENT_ENDED_STOP_REASON } from './agentTaskService';
 import { IAgentTaskService, type IAgentTaskNotifications, type TaskInfo } from './contract';
 import { statusText } from './taskFormat';
@@ -20,14 +22,20 @@ export class TaskCompletionNotifier implements IAgentTaskNotifications {
   private readonly reported = new Set<string>();
   private readonly disposables = new DisposableStore();
   private disposed = false;
+  private readonly tasks: IAgentTaskService | undefined;
 
   constructor(
-    @inject(IAgentTaskService) private readonly tasks: IAgentTaskService,
+    @inject(IAgentServiceAccessor) services: ServiceAccessor,
     @inject(IAgentPromptInjection) private readonly injection: IAgentPromptInjection,
   ) {
+    // The injection is fixed for this service's life, so with none (every subagent, most hosts)
+    // there is nothing to report and the task service is not made for it.
+    if (!this.active) return;
+    const tasks = services.get(IAgentTaskService);
+    this.tasks = tasks;
     this.disposables.add(
       tasks.onDidChangeTask((task) => {
-        if (task.status === 'running' || !this.active) return;
+        if (task.status === 'running') return;
         setImmediate(() => void this.notify(task));
       }),
     );
@@ -42,7 +50,7 @@ export class TaskCompletionNotifier implements IAgentTaskNotifications {
   }
 
   private async notify(task: TaskInfo): Promise<void> {
-    if (this.disposed || this.reported.has(task.id) || task.stopReason === AGENT_ENDED_STOP_REASON) return;
+    if (this.disposed || !this.tasks || this.reported.has(task.id) || task.stopReason === AGENT_ENDED_STOP_REASON) return;
     this.reported.add(task.id);
     let preview = '';
     try {
