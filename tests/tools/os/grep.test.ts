@@ -6,6 +6,7 @@ import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
 import { executeAfter, replaceWithSymlink } from '../../helpers/pathSwap';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
+import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 
 /**
  * The same suite runs against both engines: every expected output below is exact, so the
@@ -324,6 +325,20 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(await counts({ include_ignored: true })).toEqual(['.hidden/h.txt:1', 'build/out.js:1', 'dist/d.js:1', 'src/keep.log:1', 'src/ok.ts:1', 'src/x.log:1']);
     });
 
+    test('files_with_matches pages agree with one full newest-first sort, whatever the page (ties by path)', async () => {
+      // 300 files over 40 times: most share a time with others, so ties decide much of the order.
+      const names = Array.from({ length: 300 }, (_, i) => `d${i % 7}/f${(i * 37) % 300}.txt`);
+      writeFiles(fx.dir, Object.fromEntries(names.map((n) => [n, 'needle\n'])));
+      const now = Date.now() / 1000;
+      const times = new Map(names.map((n, i) => [n, now - 100 * ((i * 13) % 40)]));
+      for (const [n, t] of times) fs.utimesSync(nodePath.join(fx.dir, n), t, t);
+      const expected = [...names].sort((a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : 1));
+      const page = async (offset: number, limit: number) => (await grep({ pattern: 'needle', offset, head_limit: limit })).split('\n').filter((l) => !l.startsWith('Showing'));
+      for (const [offset, limit] of [[0, 1], [0, 7], [5, 50], [140, 100], [299, 5], [0, 0]] as const) {
+        expect(await page(offset, limit)).toEqual(expected.slice(offset, limit === 0 ? undefined : offset + limit));
+      }
+    });
+
     test('.gitignore applies outside a git repository too, including from folders above the search folder', async () => {
       writeFiles(fx.dir, { '.gitignore': '*.gen.ts\n', 'sub/a.gen.ts': 'needle\n', 'sub/b.ts': 'needle\n' });
       expect(await grep({ pattern: 'needle', path: 'sub' })).toBe('sub/b.ts');
@@ -596,5 +611,49 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
       'big.log-65539-filler line number 65539',
       '--',
     ]);
+  });
+});
+
+describe('Grep with the ripgrep engine: the folders above the search folder', () => {
+  const fx = useAgent({ builtins: true });
+
+  test('rg is told to skip them only when no ignore file there applies, with the same files either way', async () => {
+    const rg = vscodeRipgrepBinary();
+    if (!rg) throw new Error('@vscode/ripgrep has no binary here');
+    // A real rg behind a script that notes each command line.
+    const log = nodePath.join(fx.dir, 'rg-args.log');
+    const wrapper = nodePath.join(fx.dir, 'rg-wrapper.sh');
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" > '${log}'\nexec '${rg}' "$@"\n`, { mode: 0o755 });
+    const files = ['a.ts', 'skip.ts', 'deep/skip.ts'];
+    const tree: Record<string, string> = {
+      // Not a repository: the .ignore and the .gitignore above the search folder apply.
+      'plain/.ignore': 'skip.ts\n',
+      'plaingit/.gitignore': '/sub/deep/\n',
+      // A .gitignore above a repository root does not apply inside it, one inside the repository does.
+      'outer/.gitignore': 'skip.ts\n',
+      'outer/repo/.gitignore': '/sub/skip.ts\n',
+      'outer/repo/.git/HEAD': '',
+      // A .rgignore above applies in a repository too.
+      'rgi/.rgignore': 'deep/\n',
+      'rgi/repo/.git/HEAD': '',
+    };
+    for (const dir of ['plain/sub', 'plaingit/sub', 'outer/repo', 'outer/repo/sub', 'rgi/repo']) for (const f of files) tree[`${dir}/${f}`] = 'needle\n';
+    writeFiles(fx.dir, tree);
+    const cases: Array<[string, string[], boolean]> = [
+      ['plain/sub', ['a.ts'], false],
+      ['plaingit/sub', ['a.ts', 'skip.ts'], false],
+      ['outer/repo', ['a.ts', 'deep/skip.ts', 'skip.ts', 'sub/a.ts', 'sub/deep/skip.ts'], true],
+      ['outer/repo/sub', ['a.ts', 'deep/skip.ts'], false],
+      ['rgi/repo', ['a.ts', 'skip.ts'], false],
+    ];
+    for (const [dir, expected, skips] of cases) {
+      const listed = async (engine: 'ripgrep' | 'builtin') => {
+        fx.open({ config: { grep: { engine, rgPath: wrapper } }, cwd: nodePath.join(fx.dir, dir) });
+        return text(await callTool(fx.agent, 'Grep', { pattern: 'needle', glob: '*.ts', head_limit: 0 })).split('\n').sort();
+      };
+      const skipsParents = () => fs.readFileSync(log, 'utf8').split(' ').includes('--no-ignore-parent');
+      expect({ dir, files: await listed('ripgrep'), skipsParents: skipsParents() }).toEqual({ dir, files: expected, skipsParents: skips });
+      expect({ dir, files: await listed('builtin') }).toEqual({ dir, files: expected });
+    }
   });
 });

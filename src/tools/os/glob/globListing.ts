@@ -3,6 +3,7 @@ import { sensitivePathsBelow } from '../../../tool/sensitivePaths';
 import { FilteredListing } from '../search/filteredListing';
 import { byteForm, isAscii } from '../search/globRegex';
 import { IgnoreTree, type SearchFs } from '../search/ignoreTree';
+import { NewestFirst } from '../search/newestFirst';
 import { type GlobPattern, ruleMatchesPath } from '../search/searchGlob';
 
 const STAT_BATCH = 2_000;
@@ -34,7 +35,7 @@ export function globPatternMatches(pattern: GlobPattern, rel: string, nameAt: nu
  * files that may still be on the page are kept (NewestFirst).
  */
 export class GlobMatches {
-  private readonly page: NewestFirst;
+  private readonly page: NewestFirst<string>;
   private readonly unstamped: string[] = [];
   private sensitive = 0;
   private readonly prefix: string;
@@ -49,7 +50,7 @@ export class GlobMatches {
   ) {
     this.prefix = root.endsWith('/') ? root : `${root}/`;
     this.isSensitive = sensitivePathsBelow(this.prefix);
-    this.page = new NewestFirst(wanted);
+    this.page = new NewestFirst<string>(wanted);
   }
 
   /** A matching file, relative to the root. */
@@ -61,7 +62,7 @@ export class GlobMatches {
 
   private stamp(local: NonNullable<SearchFs['local']>, rel: string): void {
     const mtime = local.mtimeMs(this.prefix + rel);
-    if (mtime !== undefined) this.page.add(mtime, rel);
+    if (mtime !== undefined) this.page.add(mtime, rel, rel);
   }
 
   /** The first `wanted` files, newest first; equal times in path order. A file gone before its stat is left out. */
@@ -74,61 +75,17 @@ export class GlobMatches {
       const stats = await Promise.all(batch.map((rel) => this.fs.stat(this.prefix + rel).then((s) => s.mtimeMs, () => undefined)));
       batch.forEach((rel, j) => {
         const mtime = stats[j];
-        if (mtime !== undefined) page.add(mtime, rel);
+        if (mtime !== undefined) page.add(mtime, rel, rel);
       });
     }
     return { files: page.take(), total: page.count, sensitive: this.sensitive, timedOut };
   }
 }
 
-type Stamped = [mtimeMs: number, rel: string];
-
-const order = (a: Stamped, b: Stamped): number => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] === b[1] ? 0 : 1);
-
-/**
- * The first `wanted` files in newest-first order (equal times in path order) of those added,
- * selected as they come: once twice as many are held, they are cut back to the first `wanted`,
- * and a file that comes after the last of those is dropped with one comparison. A page of 100
- * out of 27k then keeps a few hundred files at a time instead of every one (most files cost that
- * one comparison, where a sort compares each about 15 times, and the files dropped die young
- * rather than filling the heap while rg still walks).
- */
-export class NewestFirst {
-  private held: Stamped[] = [];
-  /** The last of the first `wanted` at the last cut: nothing after it can be on the page. */
-  private last: Stamped | undefined;
-  private added = 0;
-
-  constructor(private readonly wanted: number) {}
-
-  /** How many files were added. */
-  get count(): number {
-    return this.added;
-  }
-
-  add(mtimeMs: number, rel: string): void {
-    this.added++;
-    const last = this.last;
-    if (last && (mtimeMs < last[0] || (mtimeMs === last[0] && rel > last[1]))) return;
-    this.held.push([mtimeMs, rel]);
-    if (this.held.length >= 2 * this.wanted) this.cut();
-  }
-
-  private cut(): void {
-    this.held.sort(order).length = this.wanted;
-    this.last = this.held[this.wanted - 1];
-  }
-
-  /** The first `wanted` of the files added, in order. */
-  take(): string[] {
-    return this.held.sort(order).slice(0, this.wanted).map(([, rel]) => rel);
-  }
-}
-
 /** The first `wanted` paths of `stamped` in newest-first order. */
-export function newestFirst(stamped: readonly Stamped[], wanted: number): string[] {
-  const page = new NewestFirst(wanted);
-  for (const [mtimeMs, rel] of stamped) page.add(mtimeMs, rel);
+export function newestFirst(stamped: readonly (readonly [mtimeMs: number, rel: string])[], wanted: number): string[] {
+  const page = new NewestFirst<string>(wanted);
+  for (const [mtimeMs, rel] of stamped) page.add(mtimeMs, rel, rel);
   return page.take();
 }
 

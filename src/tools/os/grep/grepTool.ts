@@ -22,6 +22,7 @@ import { PathChangedError, pathChangedMessage, verifyRealPath } from '../../../b
 import { RG_FILE_TYPES } from './fileTypes';
 import { type GrepInput, GrepInputSchema, GREP_SAMPLES } from './grep';
 import { type GrepEngine, GrepEngineError, type GrepFileResult, type GrepOutputMode, type GrepSearch } from './grepEngine';
+import { NewestFirst } from '../search/newestFirst';
 import { renderGrep } from './grepFormat';
 import { type ParsedRegex, parseRustRegex, RegexSyntaxError } from './rustRegex';
 import { grepConfig } from '../osConfig';
@@ -186,7 +187,9 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     // A swap during the search: what was found may lie elsewhere.
     const after = await searchRootChange(fsp, resolved.root);
     if (after) return toolError(pathChangedMessage(shownArg, after, { action: 'end of the search', nothing: 'its results were discarded' }));
-    const files = await this.order(outcome.files, resolved.mode);
+    const headLimit = input.head_limit ?? options.headLimit;
+    const offset = input.offset ?? 0;
+    const files = await this.order(outcome.files, resolved.mode, headLimit === 0 ? Infinity : offset + headLimit);
     const scope = [
       describeFolder(resolved.root, this.workspace.cwd),
       resolved.glob && !isFile ? ` (glob "${input.glob}")` : '',
@@ -199,8 +202,8 @@ export class GrepTool implements ExecutableTool<GrepInput> {
       lineNumbers: input['-n'] !== false,
       before: resolved.before,
       after: resolved.after,
-      headLimit: input.head_limit ?? options.headLimit,
-      offset: input.offset ?? 0,
+      headLimit,
+      offset,
       ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
       timeoutText: formatSeconds(options.timeoutMs),
       maxOutputBytes: options.maxOutputBytes,
@@ -211,19 +214,29 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     });
   }
 
-  /** files_with_matches: newest first (ties by path); the other modes: by path. */
-  private async order(files: readonly GrepFileResult[], mode: GrepOutputMode): Promise<GrepFileResult[]> {
-    const byPath = (a: GrepFileResult, b: GrepFileResult) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    if (mode !== 'files_with_matches') return [...files].sort(byPath);
-    const dated: { file: GrepFileResult; mtimeMs: number }[] = [];
-    for (let i = 0; i < files.length; i += STAT_BATCH) {
-      const batch = files.slice(i, i + STAT_BATCH);
-      const mtimes = await Promise.all(batch.map((f) => f.mtimeMs ?? localSearchFs.stat(f.path).then((s) => s.mtimeMs, () => 0)));
-      batch.forEach((file, j) => dated.push({ file, mtimeMs: mtimes[j]! }));
+  /**
+   * files_with_matches: newest first (ties by path), of which only the first `wanted` (the page's
+   * end) are put in order; the rest follow in any order, counted but never shown. The other
+   * modes: by path.
+   */
+  private async order(files: readonly GrepFileResult[], mode: GrepOutputMode, wanted: number): Promise<GrepFileResult[]> {
+    if (mode !== 'files_with_matches') return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const page = new NewestFirst<GrepFileResult>(Math.max(1, wanted));
+    // The ripgrep engine dates files as rg reports them; only the others are stat-ed here, in batches.
+    const undated: GrepFileResult[] = [];
+    for (const file of files) {
+      if (file.mtimeMs === undefined) undated.push(file);
+      else page.add(file.mtimeMs, file.path, file);
     }
-    // Inline comparisons: many files share a time (package managers set one), so ties are common.
-    dated.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
-    return dated.map((d) => d.file);
+    for (let i = 0; i < undated.length; i += STAT_BATCH) {
+      const batch = undated.slice(i, i + STAT_BATCH);
+      const dates = await Promise.all(batch.map((file) => localSearchFs.stat(file.path).then((s) => s.mtimeMs, () => 0)));
+      batch.forEach((file, j) => page.add(dates[j]!, file.path, file));
+    }
+    const first = page.take();
+    if (first.length === files.length) return first;
+    const shown = new Set(first);
+    return [...first, ...files.filter((file) => !shown.has(file))];
   }
 }
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { isSensitivePath } from '../../../tool/sensitivePaths';
+import { isSensitivePath, sensitivePathsBelow } from '../../../tool/sensitivePaths';
 import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
-import { localSearchFs, repositoryEncloses } from '../search/searchPaths';
+import { localSearchFs } from '../search/searchPaths';
 import { compileFileTypeMatcher } from './builtinEngine';
 import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, type GrepLimits, type GrepLine, type GrepOutcome, type GrepSearch, normalizeLine } from './grepEngine';
 
@@ -18,6 +18,17 @@ function escapeGlobLiteral(name: string): string {
   return name.replace(/[\\*?[\]{}!]/g, (c) => `\\${c}`);
 }
 
+export interface RipgrepArgOptions {
+  readonly ignoreFile: string;
+  readonly insideRepository: boolean;
+  /**
+   * IgnoreTree.ancestorRulesApply of the folder rg runs in. `false`: no ignore file above it can
+   * apply, so rg is told not to look above (the same files, without matching each against the
+   * folders above). Left out, rg reads them as it does by default.
+   */
+  readonly ancestorRules?: boolean;
+}
+
 /**
  * The rg command line for a search. rg runs in the search folder (its globs are matched relative
  * to its working directory) on `./`. The flags make rg follow the rules both engines share: no
@@ -28,10 +39,11 @@ function escapeGlobLiteral(name: string): string {
  * (our cut is in characters, rg's in bytes), and files mode as per-file counts (so binary files
  * are skipped as in the other modes).
  */
-export function ripgrepArgs(search: GrepSearch, options: { ignoreFile: string; insideRepository: boolean }): string[] {
+export function ripgrepArgs(search: GrepSearch, options: RipgrepArgOptions): string[] {
   const args = ['--no-config', '--null', '--no-heading', '--with-filename', '--color', 'never', '--hidden', '--no-ignore-global'];
   if (!options.insideRepository) args.push('--no-require-git');
   if (search.includeIgnored) args.push('--no-ignore');
+  else if (options.ancestorRules === false) args.push('--no-ignore-parent');
   args.push('--ignore-file', options.ignoreFile);
   if (search.file) {
     args.push('--max-depth', '1', '-g', `/${escapeGlobLiteral(nodePath.basename(search.file))}`);
@@ -229,7 +241,9 @@ export class RipgrepEngine implements GrepEngine {
 
   async run(search: GrepSearch, limits: GrepLimits): Promise<GrepOutcome> {
     const cwd = search.file ? nodePath.dirname(search.file) : search.root;
-    const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: repositoryEncloses(cwd) });
+    // The ignore files of the folders above are probed here (a few stats) to tell rg whether they matter.
+    const tree = await IgnoreTree.open(cwd, localSearchFs, { enabled: !search.includeIgnored });
+    const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply });
     const raw = await this.spawnRg(cwd, args, search, limits);
     return { ...raw, files: await this.postFilter(search, raw.files) };
   }
@@ -251,7 +265,7 @@ export class RipgrepEngine implements GrepEngine {
       // files_with_matches is sorted newest first: stat each file as rg reports it, while rg still
       // walks (a sync stat is microseconds; 27k of them after the search cost more than rg's -l).
       const mtimeOf = search.mode === 'files_with_matches' ? localSearchFs.local?.mtimeMs : undefined;
-      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { ...file, mtimeMs: mtimeOf(file.path) ?? 0 } : file));
+      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { path: file.path, count: file.count, mtimeMs: mtimeOf(file.path) ?? 0 } : file));
       const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
       const onAbort = () => stop('aborted');
       limits.signal.addEventListener('abort', onAbort, { once: true });
@@ -303,9 +317,13 @@ export class RipgrepEngine implements GrepEngine {
     const recheck = !search.file && search.glob !== undefined && !search.glob.negated;
     const typeMatches = recheck && search.typeGlobs ? compileFileTypeMatcher(search.typeGlobs) : undefined;
     const tree = recheck && !search.includeIgnored ? await IgnoreTree.open(search.root, localSearchFs, { enabled: true }) : undefined;
+    const cwd = search.file ? nodePath.dirname(search.file) : search.root;
+    // Paths are built as cwd + '/' + rel (RipgrepOutputParser.commit): gate the folder once.
+    const below = cwd.endsWith('/') ? cwd : `${cwd}/`;
+    const sensitiveBelow = sensitivePathsBelow(below);
     const kept: GrepFileResult[] = [];
     for (const file of files) {
-      if (isSensitivePath(file.path)) continue;
+      if (file.path.startsWith(below) ? sensitiveBelow(file.path.slice(below.length)) : isSensitivePath(file.path)) continue;
       if (typeMatches && !typeMatches(nodePath.basename(file.path))) continue;
       if (tree && (await tree.isPathIgnored(file.path))) continue;
       kept.push(file);
