@@ -68,6 +68,8 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
   readonly onToolCallFinished = this.finished.event;
   readonly onListenerError = this.listenerErrors.event;
 
+  /** Compiles validators ahead of calls, between batches. */
+  private readonly precompiler: ValidatorPrecompiler;
   private readonly preflightDeps: PreflightDeps;
   private readonly prepareDeps: PrepareDeps;
   private readonly finalizeDeps: FinalizeDeps;
@@ -94,6 +96,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     this.recheckDeps = { registry, approval };
     // A tool's validator is compiled when the tool becomes active, not by its first call.
     const precompiler = this.disposables.add(new ValidatorPrecompiler(registry, validator));
+    this.precompiler = precompiler;
     precompiler.add(registry.list().map((r) => r.tool.name));
     this.disposables.add(registry.onDidChange((change) => precompiler.add(change.added)));
     this.addToolCallGuard(({ name, source }) =>
@@ -134,6 +137,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
     if (calls.length === 0) return;
     const signal = options.signal ?? NEVER_ABORTED;
     const watch = new AbortWatch(signal, this.config.config.executor.abortGraceMs);
+    this.precompiler.pause();
     try {
       const maxRunning = this.config.config.executor.maxConcurrentCalls;
       const scheduler = new ToolScheduler({ maxRunning });
@@ -184,6 +188,7 @@ export class AgentToolExecutorService implements IAgentToolExecutorService {
       if (sinkFailure) throw sinkFailure.error;
     } finally {
       watch.dispose();
+      this.precompiler.resume();
     }
   }
 

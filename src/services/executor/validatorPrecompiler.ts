@@ -12,12 +12,18 @@ export const PRECOMPILE_SLICE_MS = 20;
  * runs in `setImmediate` turns of about PRECOMPILE_SLICE_MS, after activation has returned, so
  * activation is not slowed (compiling at activation made creating an agent with 1,000 tools
  * 6-10x slower, bench/activation.bench.ts) and many tools do not hold the event loop for long. A call that comes
- * first compiles its validator itself (the validator caches it either way).
+ * first compiles its validator itself (the validator caches it either way). While the agent's
+ * executor runs a batch it waits (`pause`/`resume`): the batch's own tools are validated by then,
+ * and compiling the others would take CPU from the calls (a fresh process's first Glob on a big
+ * tree, where rg's threads want both cores, took about a fifth longer), instead of from the time
+ * the model thinks between batches.
  */
 export class ValidatorPrecompiler implements IDisposable {
   private readonly pending = new Set<string>();
   private immediate: NodeJS.Immediate | undefined;
   private disposed = false;
+  /** Batches running now: compiling waits while there is one. */
+  private paused = 0;
 
   constructor(
     private readonly registry: IAgentToolRegistryService,
@@ -30,6 +36,17 @@ export class ValidatorPrecompiler implements IDisposable {
     this.schedule();
   }
 
+  /** A batch starts: compile nothing until every batch begun has ended (`resume`). */
+  pause(): void {
+    this.paused++;
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
+  }
+
+  resume(): void {
+    if (this.paused > 0 && --this.paused === 0) this.schedule();
+  }
+
   dispose(): void {
     this.disposed = true;
     this.pending.clear();
@@ -38,7 +55,7 @@ export class ValidatorPrecompiler implements IDisposable {
   }
 
   private schedule(): void {
-    if (this.immediate || this.pending.size === 0) return;
+    if (this.immediate || this.pending.size === 0 || this.paused > 0 || this.disposed) return;
     this.immediate = setImmediate(() => this.compileSome());
     // Compiling ahead is no reason to keep a process alive that has nothing else to do.
     this.immediate.unref();

@@ -45,4 +45,27 @@ describe('validators are compiled when a tool becomes active, off the call path'
     await new Promise((resolve) => setImmediate(resolve));
     expect(validator.checked).not.toContain(schema);
   });
+
+  test('while a batch runs nothing else is compiled; once it has ended the rest is', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let running = false;
+    const h = fx.open({
+      tools: [
+        testTool<{ n: number }>('Sized', { schema: z.object({ n: z.number().int() }), accesses: () => [ToolAccesses.readState('sized')], execute: (i) => ({ output: `n=${i.n}` }) }),
+        testTool<Record<string, never>>('Slow', { schema: z.object({}), accesses: () => [ToolAccesses.readState('slow')], execute: async () => ((running = true), await held, { output: 'done' }) }),
+      ],
+    });
+    const validator = h.app.get(IToolArgsValidatorService) as RecordingValidator;
+    const sized = h.agent.registry.get('Sized')!.tool.parameters;
+    // The batch comes before the first turn of compiling.
+    const batch = h.call('Slow', {});
+    await waitFor(() => running, { what: 'the Slow call to run' });
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(validator.checked).not.toContain(sized);
+    release();
+    expect(await batch).toMatchObject({ outcome: 'executed', output: 'done' });
+    await waitFor(() => validator.checked.includes(sized), { what: 'the validator of Sized to be compiled after the batch' });
+  });
 });
+
