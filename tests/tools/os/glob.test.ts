@@ -11,6 +11,7 @@ import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
 import { executeAfter, hookedRuntime, replaceWithSymlink } from '../../helpers/pathSwap';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
+import { argLoggingRg, writeAncestorIgnoreLayouts } from '../../helpers/ancestorIgnores';
 
 const fx = useAgent({ builtins: true });
 
@@ -337,43 +338,15 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
   });
 
   test('rg skips the folders above the search folder only when no ignore file there applies', async () => {
-    // A real rg behind a script that notes each command line.
-    const log = nodePath.join(fx.dir, 'rg-args.log');
-    const wrapper = nodePath.join(fx.dir, 'rg-wrapper.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" > '${log}'\nexec '${rg}' "$@"\n`, { mode: 0o755 });
-    const skipsParents = () => fs.readFileSync(log, 'utf8').split(' ').includes('--no-ignore-parent');
-    const files = { 'a.ts': '', 'skip.ts': '', 'deep/skip.ts': '' };
-    writeFiles(fx.dir, {
-      // Not a repository: the .ignore and the .gitignore above the search folder apply.
-      'plain/.ignore': 'skip.ts\n',
-      ...Object.fromEntries(Object.keys(files).map((f) => [`plain/sub/${f}`, ''])),
-      'plaingit/.gitignore': '/sub/deep/\n',
-      ...Object.fromEntries(Object.keys(files).map((f) => [`plaingit/sub/${f}`, ''])),
-      // A .gitignore above a repository root does not apply inside it, one inside the repository does.
-      'outer/.gitignore': 'skip.ts\n',
-      'outer/repo/.gitignore': '/sub/skip.ts\n',
-      ...Object.fromEntries(Object.keys(files).map((f) => [`outer/repo/${f}`, ''])),
-      ...Object.fromEntries(Object.keys(files).map((f) => [`outer/repo/sub/${f}`, ''])),
-      // A .rgignore above applies in a repository too.
-      'rgi/.rgignore': 'deep/\n',
-      ...Object.fromEntries(Object.keys(files).map((f) => [`rgi/repo/${f}`, ''])),
-    });
-    fs.mkdirSync(nodePath.join(fx.dir, 'outer/repo/.git'));
-    fs.mkdirSync(nodePath.join(fx.dir, 'rgi/repo/.git'));
-    const cases: Array<[string, string[], boolean]> = [
-      ['plain/sub', ['a.ts'], false],
-      ['plaingit/sub', ['a.ts', 'skip.ts'], false],
-      ['outer/repo', ['a.ts', 'deep/skip.ts', 'skip.ts', 'sub/a.ts', 'sub/deep/skip.ts'], true],
-      ['outer/repo/sub', ['a.ts', 'deep/skip.ts'], false],
-      ['rgi/repo', ['a.ts', 'skip.ts'], false],
-    ];
+    const logged = argLoggingRg(fx.dir, rg!);
+    const cases = writeAncestorIgnoreLayouts(fx.dir, '');
     for (const [dir, expected, skips] of cases) {
       const root = nodePath.join(fx.dir, dir);
       const compiled = compileGlobPattern('*.ts', root);
       if ('error' in compiled) throw new Error(compiled.error);
       const options = { includeIgnored: false, signal: new AbortController().signal };
-      const walked = await listGlobWithRipgrep(wrapper, root, compiled, options);
-      expect({ dir, files: [...walked!.files].sort(), skipsParents: skipsParents() }).toEqual({ dir, files: expected, skipsParents: skips });
+      const walked = await listGlobWithRipgrep(logged.path, root, compiled, options);
+      expect({ dir, files: [...walked!.files].sort(), skipsParents: logged.lastArgs().includes('--no-ignore-parent') }).toEqual({ dir, files: expected, skipsParents: skips });
       expect([...(await listGlob(localSearchFs, root, compiled, options)).files].sort()).toEqual(expected);
     }
   });

@@ -6,6 +6,7 @@ import { callTool, text, useAgent } from '../../helpers/agentHarness';
 import { ageInOrder } from '../../helpers/mtimes';
 import { executeAfter, replaceWithSymlink } from '../../helpers/pathSwap';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
+import { argLoggingRg, writeAncestorIgnoreLayouts } from '../../helpers/ancestorIgnores';
 import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 
 /**
@@ -620,39 +621,15 @@ describe('Grep with the ripgrep engine: the folders above the search folder', ()
   test('rg is told to skip them only when no ignore file there applies, with the same files either way', async () => {
     const rg = vscodeRipgrepBinary();
     if (!rg) throw new Error('@vscode/ripgrep has no binary here');
-    // A real rg behind a script that notes each command line.
-    const log = nodePath.join(fx.dir, 'rg-args.log');
-    const wrapper = nodePath.join(fx.dir, 'rg-wrapper.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" > '${log}'\nexec '${rg}' "$@"\n`, { mode: 0o755 });
-    const files = ['a.ts', 'skip.ts', 'deep/skip.ts'];
-    const tree: Record<string, string> = {
-      // Not a repository: the .ignore and the .gitignore above the search folder apply.
-      'plain/.ignore': 'skip.ts\n',
-      'plaingit/.gitignore': '/sub/deep/\n',
-      // A .gitignore above a repository root does not apply inside it, one inside the repository does.
-      'outer/.gitignore': 'skip.ts\n',
-      'outer/repo/.gitignore': '/sub/skip.ts\n',
-      'outer/repo/.git/HEAD': '',
-      // A .rgignore above applies in a repository too.
-      'rgi/.rgignore': 'deep/\n',
-      'rgi/repo/.git/HEAD': '',
-    };
-    for (const dir of ['plain/sub', 'plaingit/sub', 'outer/repo', 'outer/repo/sub', 'rgi/repo']) for (const f of files) tree[`${dir}/${f}`] = 'needle\n';
-    writeFiles(fx.dir, tree);
-    const cases: Array<[string, string[], boolean]> = [
-      ['plain/sub', ['a.ts'], false],
-      ['plaingit/sub', ['a.ts', 'skip.ts'], false],
-      ['outer/repo', ['a.ts', 'deep/skip.ts', 'skip.ts', 'sub/a.ts', 'sub/deep/skip.ts'], true],
-      ['outer/repo/sub', ['a.ts', 'deep/skip.ts'], false],
-      ['rgi/repo', ['a.ts', 'skip.ts'], false],
-    ];
+    const logged = argLoggingRg(fx.dir, rg);
+    const cases = writeAncestorIgnoreLayouts(fx.dir, 'needle\n');
     for (const [dir, expected, skips] of cases) {
       const listed = async (engine: 'ripgrep' | 'builtin') => {
-        fx.open({ config: { grep: { engine, rgPath: wrapper } }, cwd: nodePath.join(fx.dir, dir) });
+        fx.open({ config: { grep: { engine, rgPath: logged.path } }, cwd: nodePath.join(fx.dir, dir) });
         return text(await callTool(fx.agent, 'Grep', { pattern: 'needle', glob: '*.ts', head_limit: 0 })).split('\n').sort();
       };
-      const skipsParents = () => fs.readFileSync(log, 'utf8').split(' ').includes('--no-ignore-parent');
-      expect({ dir, files: await listed('ripgrep'), skipsParents: skipsParents() }).toEqual({ dir, files: expected, skipsParents: skips });
+      const files = await listed('ripgrep');
+      expect({ dir, files, skipsParents: logged.lastArgs().includes('--no-ignore-parent') }).toEqual({ dir, files: expected, skipsParents: skips });
       expect({ dir, files: await listed('builtin') }).toEqual({ dir, files: expected });
     }
   });

@@ -245,7 +245,7 @@ export class RipgrepEngine implements GrepEngine {
     const tree = await IgnoreTree.open(cwd, localSearchFs, { enabled: !search.includeIgnored });
     const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply });
     const raw = await this.spawnRg(cwd, args, search, limits);
-    return { ...raw, files: await this.postFilter(search, raw.files) };
+    return { ...raw, files: await this.postFilter(search, cwd, tree, raw.files) };
   }
 
   private spawnRg(cwd: string, args: string[], search: GrepSearch, limits: GrepLimits): Promise<GrepOutcome> {
@@ -313,11 +313,11 @@ export class RipgrepEngine implements GrepEngine {
    * engines treat the glob as a filter instead, so those files are checked again here. And
    * secrets are never reported, whatever an ignore file says.
    */
-  private async postFilter(search: GrepSearch, files: readonly GrepFileResult[]): Promise<GrepFileResult[]> {
+  private async postFilter(search: GrepSearch, cwd: string, tree: IgnoreTree, files: readonly GrepFileResult[]): Promise<GrepFileResult[]> {
     const recheck = !search.file && search.glob !== undefined && !search.glob.negated;
     const typeMatches = recheck && search.typeGlobs ? compileFileTypeMatcher(search.typeGlobs) : undefined;
-    const tree = recheck && !search.includeIgnored ? await IgnoreTree.open(search.root, localSearchFs, { enabled: true }) : undefined;
-    const cwd = search.file ? nodePath.dirname(search.file) : search.root;
+    // Without a file, rg ran in the root: the tree its flags came from is the root's.
+    const ignored = recheck && tree.enabled ? tree : undefined;
     // Paths are built as cwd + '/' + rel (RipgrepOutputParser.commit): gate the folder once.
     const below = cwd.endsWith('/') ? cwd : `${cwd}/`;
     const sensitiveBelow = sensitivePathsBelow(below);
@@ -325,7 +325,7 @@ export class RipgrepEngine implements GrepEngine {
     for (const file of files) {
       if (file.path.startsWith(below) ? sensitiveBelow(file.path.slice(below.length)) : isSensitivePath(file.path)) continue;
       if (typeMatches && !typeMatches(nodePath.basename(file.path))) continue;
-      if (tree && (await tree.isPathIgnored(file.path))) continue;
+      if (ignored && (await ignored.isPathIgnored(file.path))) continue;
       kept.push(file);
     }
     return kept;
