@@ -1,6 +1,6 @@
 import { AutoMediaProcessor } from '../../../src/tools/media/autoMediaProcessor';
 import { processingUnavailableMessage } from '../../../src/tools/media/mediaProcessor';
-import { loadSharp } from '../../../src/tools/media/sharpLoader';
+import { loadSharp, type SharpModule } from '../../../src/tools/media/sharpLoader';
 import { quadrants } from './mediaImages';
 
 const OPTIONS = { deadlineMs: 10_000, maxInputPixels: 100_000_000 };
@@ -71,13 +71,37 @@ describe('loading sharp', () => {
   });
 
   test('decoding runs under the deadline: a slow fit ends with a timeout error naming the key', async () => {
-    const processor = new AutoMediaProcessor();
-    const bytes = await quadrants(2000, 1500).png({ compressionLevel: 0 }).toBuffer();
+    // Real sharp whose every output is held back 500 ms, standing for a slow decode: a real big
+    // image is no stand-in, a fast machine decodes one within any deadline a test can set.
+    const processor = new AutoMediaProcessor(() => ({ ok: true, sharp: heldBack(500) }));
+    const bytes = await quadrants(400, 200).png().toBuffer();
     const big = { size: bytes.length, bytes };
     const probe = await processor.probe(big, 'png', OPTIONS);
-    await expect(processor.fit(big, probe, BUDGET, { ...OPTIONS, deadlineMs: 5 })).rejects.toMatchObject({
+    await expect(processor.fit(big, probe, BUDGET, { ...OPTIONS, deadlineMs: 50 })).rejects.toMatchObject({
       code: 'timeout',
-      message: 'Processing the image took longer than 5 ms (media.decodeTimeoutMs); nothing was sent.',
+      message: 'Processing the image took longer than 50 ms (media.decodeTimeoutMs); nothing was sent.',
     });
+    // The same processor without a deadline that short converts the image.
+    expect(await processor.fit(big, probe, BUDGET, OPTIONS)).toMatchObject({ width: 100, height: 50, mimeType: 'image/png' });
   });
 });
+
+/** sharp, with every pipeline's `toBuffer` resolving `ms` after the real one. */
+function heldBack(ms: number): SharpModule {
+  const loaded = loadSharp();
+  if (!loaded.ok) throw new Error(loaded.reason);
+  const real = loaded.sharp;
+  const wrapped = (...args: Parameters<SharpModule>) => {
+    const image = real(...args);
+    const toBuffer = image.toBuffer.bind(image) as (...a: unknown[]) => Promise<unknown>;
+    Object.defineProperty(image, 'toBuffer', {
+      value: async (...a: unknown[]) => {
+        const out = await toBuffer(...a);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return out;
+      },
+    });
+    return image;
+  };
+  return Object.assign(wrapped, real) as unknown as SharpModule;
+}
