@@ -79,10 +79,16 @@ export function wrapInTag(tag: string, text: string, attrs = ''): string {
   return `<${tag}${attrs ? ` ${attrs}` : ''}>\n${text.replace(closing, '<\\/$1')}\n</${tag}>`;
 }
 
+/** Random bytes drawn 4 KiB at a time: a `randomBytes` call per id cost more than the rest of creating a subagent's id. */
+const randomPool = { bytes: Buffer.alloc(0), used: 0 };
+
 /** `length` random characters from 0-9a-z (ids that must not collide by chance). */
 export function randomBase36(length: number): string {
-  const bytes = randomBytes(length);
+  if (randomPool.used + length > randomPool.bytes.length) {
+    randomPool.bytes = randomBytes(Math.max(4096, length));
+    randomPool.used = 0;
+  }
   let out = '';
-  for (const byte of bytes) out += (byte % 36).toString(36);
+  for (let i = 0; i < length; i++) out += (randomPool.bytes[randomPool.used++]! % 36).toString(36);
   return out;
 }

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import * as nodePath from 'node:path';
 import { inject, injectable, optional, preDestroy } from 'inversify';
+import { abortWith } from '../../base/abort';
 import { errorMessage } from '../../base/errors';
 import { DisposableStore } from '../../base/lifecycle';
-import { formatDuration } from '../../base/strings';
+import { formatDuration, randomBase36 } from '../../base/strings';
 import type { ServiceAccessor } from '../../di/toolContribution';
 import { IAgentFactory, type ScopedAgent } from '../../services/agentFactory/agentFactory';
 import type { JsonValue } from '../../services/agentState/agentState';
@@ -59,18 +59,11 @@ interface ChildRecord {
   keptWorktree?: Worktree;
 }
 
-
 /**
  * The children an agent remembers for `resume`, most recently run last: each may hold its whole
  * conversation, so an agent starting children all session long must not keep them all.
  */
 export const MAX_RESUMABLE_SUBAGENTS = 100;
-
-function randomBase36(length: number): string {
-  let out = '';
-  for (const byte of randomBytes(length)) out += (byte % 36).toString(36);
-  return out;
-}
 
 /**
  * The children of one agent (Agent scope): creates each as an Agent scope of the same App with the
@@ -301,16 +294,19 @@ export class AgentSubagentService implements IAgentSubagentService {
     this.children.set(agentId, record);
     this.forgetOldestChildren();
     record.running = true;
+    // Aborted by the call's signal, or by this service when the parent ends.
     const controller = new AbortController();
+    const unfollow = abortWith(controller, signal);
     this.running.add(controller);
     const made: MadeForRun = {};
     let outcome: SubagentOutcome;
     try {
-      outcome = await this.play(launch, record, AbortSignal.any([signal, controller.signal]), listener, made);
+      outcome = await this.play(launch, record, controller.signal, listener, made);
     } finally {
       await made.child?.dispose();
       made.releaseHandle?.();
       this.running.delete(controller);
+      unfollow();
       record.running = false;
     }
     if (!made.worktree || !launch.worktree) return outcome;
@@ -361,8 +357,9 @@ export class AgentSubagentService implements IAgentSubagentService {
     const timeoutMs = launch.timeoutMs ?? this.config.section(agentConfig).timeoutS * 1000;
     // A timer cleared when the run ends (AbortSignal.timeout would hold every run for agent.timeoutS).
     const timeout = new AbortController();
+    const unfollow = abortWith(timeout, signal);
     const timer = setTimeout(() => timeout.abort(new Error('agent.timeoutS')), timeoutMs);
-    const runSignal = AbortSignal.any([signal, timeout.signal]);
+    const runSignal = timeout.signal;
     // The child ends at once on abort (its tasks are killed), whether or not the runner listens.
     const onAbort = () => void child.dispose();
     runSignal.addEventListener('abort', onAbort, { once: true });
@@ -376,6 +373,7 @@ export class AgentSubagentService implements IAgentSubagentService {
       result = { status: runSignal.aborted ? 'aborted' : 'failed', text: '', error: errorMessage(error) };
     } finally {
       clearTimeout(timer);
+      unfollow();
       runSignal.removeEventListener('abort', onAbort);
     }
     if (result.conversation !== undefined) record.conversation = result.conversation;
