@@ -28,7 +28,7 @@ async function run(mode: 'subagent' | 'agent', count: number): Promise<ChildFigu
 export async function agentBench(): Promise<void> {
   console.log('\n## Subagent create + dispose (1,000 in a row, fresh process each, alternating with the baseline)');
   const count = 1000;
-  const rounds = 3;
+  const rounds = 5;
   const sub: ChildFigures[] = [];
   const base: ChildFigures[] = [];
   for (let i = 0; i < rounds; i++) {
