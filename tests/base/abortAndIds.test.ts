@@ -1,4 +1,4 @@
-import { abortWith } from '../../src/base/abort';
+import { abortWith, deadlineSignal } from '../../src/base/abort';
 import { randomBase36 } from '../../src/base/strings';
 
 describe('abortWith', () => {
@@ -47,6 +47,39 @@ describe('abortWith', () => {
     expect(listeners).toBe(0);
     source.abort();
     expect(target.signal.aborted).toBe(false);
+  });
+});
+
+describe('deadlineSignal', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  test('the deadline aborts it with a TimeoutError (or the reason given), and says so', async () => {
+    const source = new AbortController();
+    const deadline = deadlineSignal(source.signal, 10);
+    expect([deadline.signal.aborted, deadline.timedOut]).toEqual([false, false]);
+    await wait(40);
+    expect([deadline.signal.aborted, deadline.timedOut, (deadline.signal.reason as DOMException).name]).toEqual([true, true, 'TimeoutError']);
+    expect(source.signal.aborted).toBe(false);
+    const own = deadlineSignal(source.signal, 10, () => new Error('agent.timeoutS'));
+    await wait(40);
+    expect([own.timedOut, (own.signal.reason as Error).message]).toEqual([true, 'agent.timeoutS']);
+  });
+
+  test('the source aborting first is not a timeout, even once the deadline has passed', async () => {
+    const source = new AbortController();
+    const deadline = deadlineSignal(source.signal, 10);
+    source.abort('stopped');
+    await wait(40);
+    expect([deadline.signal.reason, deadline.timedOut]).toEqual(['stopped', false]);
+  });
+
+  test('disposed, neither the deadline nor the source aborts it', async () => {
+    const source = new AbortController();
+    const deadline = deadlineSignal(source.signal, 10);
+    deadline.dispose();
+    source.abort();
+    await wait(40);
+    expect([deadline.signal.aborted, deadline.timedOut]).toEqual([false, false]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { deadlineSignal } from '../../base/abort';
 import type { AppEnvironment } from '../../services/environment/environment';
 import type { JsonValue } from '../../services/agentState/agentState';
 import { toOpenAiChatMessages } from '../../tool/modelResultFormats';
@@ -212,11 +213,10 @@ export class OpenAiChatSubagentRunner implements ISubagentRunner {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<{ kind: 'response'; body: unknown } | { kind: 'error'; error: string; retryable: boolean; status?: number; retryAfterMs?: number }> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const requestSignal = AbortSignal.any([signal, timeout]);
+    const deadline = deadlineSignal(signal, timeoutMs);
     const doFetch = this.options.fetch ?? fetch;
     try {
-      const response = await doFetch(this.endpoint, { method: 'POST', headers, body: json, signal: requestSignal });
+      const response = await doFetch(this.endpoint, { method: 'POST', headers, body: json, signal: deadline.signal });
       const text = await response.text();
       if (response.ok) {
         try {
@@ -235,11 +235,13 @@ export class OpenAiChatSubagentRunner implements ISubagentRunner {
       return { kind: 'error', error: message, retryable, status: response.status, ...(after !== undefined ? { retryAfterMs: after } : {}) };
     } catch (error) {
       if (signal.aborted) return { kind: 'error', error: 'aborted', retryable: false };
-      if (timeout.aborted) {
+      if (deadline.timedOut) {
         return { kind: 'error', error: `${this.endpoint} did not answer within ${timeoutMs / 1000} s (subagentRunner.requestTimeoutS).`, retryable: false };
       }
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       return { kind: 'error', error: `The request to ${this.endpoint} failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`, retryable: true };
+    } finally {
+      deadline.dispose();
     }
   }
 }

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { inject, injectable, optional, preDestroy } from 'inversify';
-import { abortWith } from '../../base/abort';
+import { abortWith, deadlineSignal } from '../../base/abort';
 import { errorMessage } from '../../base/errors';
 import { DisposableStore } from '../../base/lifecycle';
 import { formatDuration, randomBase36 } from '../../base/strings';
@@ -355,11 +355,9 @@ export class AgentSubagentService implements IAgentSubagentService {
       for (const access of ctx.accesses) if (access.kind === 'file' && access.op === 'write' && !access.recursive) filesChanged.add(access.path);
     });
     const timeoutMs = launch.timeoutMs ?? this.config.section(agentConfig).timeoutS * 1000;
-    // A timer cleared when the run ends (AbortSignal.timeout would hold every run for agent.timeoutS).
-    const timeout = new AbortController();
-    const unfollow = abortWith(timeout, signal);
-    const timer = setTimeout(() => timeout.abort(new Error('agent.timeoutS')), timeoutMs);
-    const runSignal = timeout.signal;
+    // Ended with the run (AbortSignal.timeout would hold every run for agent.timeoutS).
+    const deadline = deadlineSignal(signal, timeoutMs, () => new Error('agent.timeoutS'));
+    const runSignal = deadline.signal;
     // The child ends at once on abort (its tasks are killed), whether or not the runner listens.
     const onAbort = () => void child.dispose();
     runSignal.addEventListener('abort', onAbort, { once: true });
@@ -372,13 +370,12 @@ export class AgentSubagentService implements IAgentSubagentService {
     } catch (error) {
       result = { status: runSignal.aborted ? 'aborted' : 'failed', text: '', error: errorMessage(error) };
     } finally {
-      clearTimeout(timer);
-      unfollow();
+      deadline.dispose();
       runSignal.removeEventListener('abort', onAbort);
     }
     if (result.conversation !== undefined) record.conversation = result.conversation;
     const details = { text: result.text, ...(result.turns !== undefined ? { turns: result.turns } : {}), ...(result.usage ? { usage: result.usage } : {}) };
-    if (timeout.signal.aborted && !signal.aborted) return end({ status: 'failed', ...details, error: `The subagent timed out after ${formatDuration(timeoutMs)} (agent.timeoutS).` });
+    if (deadline.timedOut && !signal.aborted) return end({ status: 'failed', ...details, error: `The subagent timed out after ${formatDuration(timeoutMs)} (agent.timeoutS).` });
     if (signal.aborted) return end({ status: 'aborted', ...details, error: 'The subagent was aborted.' });
     return end({
       status: result.status,

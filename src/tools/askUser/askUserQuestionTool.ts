@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { deadlineSignal } from '../../base/abort';
 import { errorMessage } from '../../base/errors';
 import { formatDuration } from '../../base/strings';
 import { createServiceId } from '../../di/serviceId';
@@ -61,17 +62,18 @@ export class AskUserQuestionTool implements ExecutableTool<AskUserQuestionInput>
     const host = this.services.get(ISessionInteractionService);
     if (!host.canRequest('question')) return toolError('Could not ask the user: nobody can answer questions now. Ask in plain text instead.');
     const timeoutS = this.config.section(questionsConfig).timeoutS;
-    const timeout = AbortSignal.timeout(timeoutS * 1000);
-    const signal = AbortSignal.any([callSignal, timeout]);
+    const deadline = deadlineSignal(callSignal, timeoutS * 1000);
     const request = questionRequest(input, toolCallId);
     let output;
     try {
-      output = answerOutput(request, await host.request(request, signal));
+      output = answerOutput(request, await host.request(request, deadline.signal));
     } catch (error) {
       if (callSignal.aborted) throw error;
-      if (timeout.aborted) return toolError(`No answer within ${formatDuration(timeoutS * 1000)} (questions.timeoutS); ask again later or in plain text.`);
+      if (deadline.timedOut) return toolError(`No answer within ${formatDuration(timeoutS * 1000)} (questions.timeoutS); ask again later or in plain text.`);
       // Never a fake dismissal: the model must not read a broken host as "the user declined".
       return toolError(`Could not ask the user: ${errorMessage(error)}. Ask in plain text instead.`);
+    } finally {
+      deadline.dispose();
     }
     const json = JSON.stringify(output);
     return { output: output.status === 'dismissed' ? `${json}\n\n${DISMISSED_TEXT}` : json, structuredContent: output };

@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { inject, injectable } from 'inversify';
+import { deadlineSignal } from '../../../base/abort';
 import { errorMessage, isErrnoException } from '../../../base/errors';
 import { formatCount } from '../../../base/strings';
 import { createServiceId } from '../../../di/serviceId';
@@ -90,12 +91,12 @@ export class GlobTool implements ExecutableTool<GlobInput> {
       if (code === 'ENOENT' || code === 'ENOTDIR') return toolError(`"${shownArg}" does not exist. Check the path, or leave path out to search the working directory.`);
       return toolError(`"${shownArg}" cannot be searched: ${errorMessage(error)}`);
     }
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const deadline = deadlineSignal(signal, options.timeoutMs);
     let listing: GlobListing;
     try {
       const walkOptions = {
         includeIgnored: input.include_ignored === true,
-        signal: AbortSignal.any([signal, timeout]),
+        signal: deadline.signal,
         wanted: (input.offset ?? 0) + (input.limit ?? options.defaultLimit),
       };
       const rgPath = await this.ripgrepFor(fs, pattern);
@@ -106,6 +107,8 @@ export class GlobTool implements ExecutableTool<GlobInput> {
     } catch (error) {
       if (signal.aborted) return toolError('Glob was aborted.');
       return toolError(`Glob failed in "${shownRoot}": ${errorMessage(error)}`);
+    } finally {
+      deadline.dispose();
     }
     if (signal.aborted) return toolError('Glob was aborted.');
     // A swap during the walk: what was listed may lie elsewhere.
