@@ -1,8 +1,8 @@
 /**
  * Aborts `target` with the reason of `source` when `source` aborts (at once when it has); the
  * returned function stops following. What `AbortSignal.any([source, target.signal])` gives, at
- * half its cost, and without the weak references Node 20 keeps for every combined signal (until a
- * full garbage collection they keep the combined signal, and whatever listens to it, alive).
+ * half its cost, with an end: call the function when the work is over, and nothing is left on
+ * `source` (see deadlineSignal for what Node 20 keeps of a combined signal).
  */
 export function abortWith(target: AbortController, source: AbortSignal): () => void {
   if (source.aborted) {

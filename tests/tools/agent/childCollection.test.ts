@@ -75,3 +75,26 @@ test('a handle kept after its child ended refuses work with a message instead of
   subscription.dispose();
   await handle.dispose();
 });
+
+test('subagent runs under one long-lived host signal leave no listener on it (each run stops following it at its end)', async () => {
+  const h = fx.open({ id: 'main', builtins: true, interactions: approveAll() });
+  h.app.get(ISubagentRunnerService).bind(new ScriptedSubagentRunner({ batches: [[{ name: 'Glob', args: { pattern: '*' } }]], text: 'done' }));
+  // A session's signal, as a host passes to every batch: count the abort listeners on it.
+  const session = new AbortController();
+  const add = session.signal.addEventListener.bind(session.signal);
+  const remove = session.signal.removeEventListener.bind(session.signal);
+  const listeners = new Set<unknown>();
+  session.signal.addEventListener = (type: string, listener: Parameters<AbortSignal['addEventListener']>[1], options?: Parameters<AbortSignal['addEventListener']>[2]) => {
+    if (type === 'abort') listeners.add(listener);
+    add(type, listener, options);
+  };
+  session.signal.removeEventListener = (type: string, listener: Parameters<AbortSignal['removeEventListener']>[1], options?: Parameters<AbortSignal['removeEventListener']>[2]) => {
+    if (type === 'abort') listeners.delete(listener);
+    remove(type, listener, options);
+  };
+  for (let i = 0; i < 10; i++) {
+    const result = await h.call('Agent', { description: `Child ${i}`, prompt: 'look', subagent_type: 'explore' }, { signal: session.signal });
+    expect(result.isError).toBe(false);
+  }
+  expect(listeners.size).toBe(0);
+});
