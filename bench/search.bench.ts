@@ -9,7 +9,7 @@ import { parseRustRegex } from '../src/tools/os/grep/rustRegex';
 import { ripgrepArgs } from '../src/tools/os/grep/ripgrepEngine';
 import { vscodeRipgrepBinary } from '../src/tools/os/grep/ripgrepLocator';
 import { SENSITIVE_IGNORE_RULES } from '../src/tools/os/search/sensitiveIgnore';
-import { ripgrepGlobArgs } from '../src/tools/os/glob/ripgrepGlob';
+import { ripgrepGlobArgs, ripgrepGlobThreads } from '../src/tools/os/glob/ripgrepGlob';
 import { IgnoreTree } from '../src/tools/os/search/ignoreTree';
 import { localSearchFs } from '../src/tools/os/search/searchPaths';
 import { SMALL_FILES, searchCorpus } from './corpus';
@@ -159,7 +159,7 @@ export async function grepRssBench(): Promise<void> {
 async function rgFilesAndStat(rg: string, root: string, nameGlob: string): Promise<{ ms: number; last: string }> {
   const start = nowMs();
   const tree = await IgnoreTree.open(root, localSearchFs, { enabled: true });
-  const args = ripgrepGlobArgs({ type: nameGlob }, { includeIgnored: false, insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply });
+  const args = ripgrepGlobArgs({ type: nameGlob }, { includeIgnored: false, insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply, threads: ripgrepGlobThreads() });
   return new Promise((resolve, reject) => {
     const child = spawn(rg, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
     let rest = '';

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { z } from 'zod';
-import { toInputJsonSchema } from '../../src/tool/inputSchema';
+import { isGeneratedInputSchema, toInputJsonSchema } from '../../src/tool/inputSchema';
 
 const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false });
 
@@ -48,5 +48,13 @@ describe('toInputJsonSchema()', () => {
   test('drops the implicit safe-integer bounds zod writes', () => {
     const json = toInputJsonSchema(z.object({ n: z.number().int() })) as { properties: { n: Record<string, unknown> } };
     expect(json.properties.n).toEqual({ type: 'integer' });
+  });
+
+  test('marks what it generated, which the argument validator then compiles without the meta-schema check', () => {
+    expect(isGeneratedInputSchema(schema)).toBe(true);
+    expect(ajv.validateSchema(schema)).toBe(true);
+    // A copy or a schema written by hand is checked against the meta-schema when compiled.
+    expect(isGeneratedInputSchema({ ...schema })).toBe(false);
+    expect(isGeneratedInputSchema({ type: 'object', properties: {} })).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { injectable, preDestroy } from 'inversify';
 import { errorMessage } from '../../base/errors';
 import type { JsonSchema } from '../../tool/contract';
+import { isGeneratedInputSchema } from '../../tool/inputSchema';
 import { BoundedRegExps, PatternTimeLimitError } from './boundedRegExp';
 import { coerceArgs } from './coerceArgs';
 import { formatValidationErrors } from './formatValidationErrors';
@@ -14,7 +15,17 @@ export class ToolArgsValidatorService implements IToolArgsValidatorService {
   // Schema patterns run under a time limit: a backtracking one (`(a+)+$`) must not freeze the host.
   private readonly patterns = new BoundedRegExps();
   // strict: false — schemas from MCP servers use keywords and formats of every draft.
-  private readonly ajv = new Ajv({ allErrors: true, allowUnionTypes: true, validateFormats: false, strict: false, code: { regExp: this.patterns.engine } });
+  // validateSchema: false — compile checks a schema against the meta-schema itself, except one
+  // zod generated (isGeneratedInputSchema): compiling the meta-schema's validator is most of a
+  // process's first compile, which a built-in tool's first call would pay.
+  private readonly ajv = new Ajv({
+    allErrors: true,
+    allowUnionTypes: true,
+    validateFormats: false,
+    strict: false,
+    validateSchema: false,
+    code: { regExp: this.patterns.engine },
+  });
   private readonly cache = new WeakMap<object, Compiled>();
 
   check(schema: JsonSchema): string | undefined {
@@ -48,6 +59,8 @@ export class ToolArgsValidatorService implements IToolArgsValidatorService {
       try {
         // ajv refuses a $schema it does not know (draft 2020-12 and 2019-09 need other classes); the keywords still apply.
         const { $schema: _ignored, ...rest } = schema;
+        // Throws "schema is invalid: …", as compile does with the meta-schema check on.
+        if (!isGeneratedInputSchema(schema)) this.ajv.validateSchema(rest, true);
         compiled = { validate: this.ajv.compile(rest) };
       } catch (error) {
         compiled = { error: `its input schema is invalid (${errorMessage(error)})` };

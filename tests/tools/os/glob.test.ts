@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isToolErrorResult, type RunnableToolExecution } from '../../../src/tool/contract';
 import { listGlob, newestFirst } from '../../../src/tools/os/glob/globListing';
-import { listGlobWithRipgrep, ripgrepGlobFilter } from '../../../src/tools/os/glob/ripgrepGlob';
+import { listGlobWithRipgrep, ripgrepGlobFilter, ripgrepGlobThreads } from '../../../src/tools/os/glob/ripgrepGlob';
 import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 import type { SearchFs } from '../../../src/tools/os/search/ignoreTree';
 import { compileGlobPattern } from '../../../src/tools/os/search/searchGlob';
@@ -324,6 +324,15 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
     expect(await walks('*.ts')).toEqual({ ours: ['a.ts', 'src/c.ts'], rg: ['a.ts', 'src/c.ts'] });
     expect(await walks('**/src/*.ts')).toEqual({ ours: ['src/c.ts'], rg: ['src/c.ts'] });
     expect(await walks('**/*.{ts,md}')).toEqual({ ours: ['a.ts', 'src/c.ts', 'src/notes.md'], rg: ['a.ts', 'src/c.ts', 'src/notes.md'] });
+  });
+
+  test.each([
+    [1, 1],
+    [2, 1],
+    [3, 2],
+    [16, 15],
+  ])('on %i cores rg walks with %i threads, leaving a core to the thread that stats what it lists', (cores, threads) => {
+    expect(ripgrepGlobThreads(cores)).toBe(threads);
   });
 
   test('paths split between chunks of rg output, with characters of several bytes, are read whole', async () => {

@@ -27,8 +27,12 @@ import { type GlobListing, listGlob, walkGlob } from './globListing';
 import { listGlobWithRipgrep, ripgrepCanWalk } from './ripgrepGlob';
 
 const PARAMETERS = toInputJsonSchema(GlobInputSchema);
-/** Entries our walk lists before it hands the tree to rg (a few ms of walking; rg takes about 10 ms to start). */
-const RIPGREP_FROM_ENTRIES = 3_000;
+/**
+ * Entries our walk lists before it hands the tree to rg. Our walk lists about 200 entries a
+ * millisecond and rg lists a tree of 1,000 in about 9 ms: a tree up to about 1,700 entries is
+ * ours sooner, and a big tree waits for our walk to give up (about 15 ms at 3,000 entries).
+ */
+const RIPGREP_FROM_ENTRIES = 1_500;
 
 
 @injectable()
