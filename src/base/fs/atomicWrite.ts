@@ -183,7 +183,7 @@ export async function writeFileAtomic(
     if (options.verifyDirectory) {
       // The temporary file must be where the target's folder was resolved, not behind a swapped link.
       const stat = await handle.stat();
-      const kernelPath = await kernelPathOf(handle, stat);
+      const kernelPath = kernelPathOf(handle, stat);
       if (kernelPath !== undefined && kernelPath !== temp) {
         // Removed where it really is: the path may lead elsewhere again by the time of the cleanup below.
         await fs.unlink(kernelPath).catch(() => undefined);

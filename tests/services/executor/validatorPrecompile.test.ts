@@ -4,6 +4,7 @@ import { IToolArgsValidatorService } from '../../../src/services/argsValidation/
 import { ToolArgsValidatorService } from '../../../src/services/argsValidation/toolArgsValidatorService';
 import type { JsonSchema } from '../../../src/tool/contract';
 import { ToolAccesses } from '../../../src/tool/accesses';
+import { PRECOMPILE_IDLE_MS } from '../../../src/services/executor/validatorPrecompiler';
 import { waitFor } from '../../helpers/async';
 import { useAgent } from '../../helpers/agentHarness';
 import { testTool } from '../../helpers/testTools';
@@ -24,7 +25,7 @@ const fx = useAgent({
 });
 
 describe('validators are compiled when a tool becomes active, off the call path', () => {
-  test('not inside createAgent, but in a turn of the event loop right after it, before any call', async () => {
+  test('not inside createAgent, but once the executor has had no batch for a while, before any call', async () => {
     const h = fx.open();
     const validator = h.app.get(IToolArgsValidatorService) as RecordingValidator;
     const schema = h.agent.registry.get('Sized')!.tool.parameters;
@@ -44,6 +45,30 @@ describe('validators are compiled when a tool becomes active, off the call path'
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(validator.checked).not.toContain(schema);
+  });
+
+  test('calls that follow each other closely (a script, an MCP client) compile only their own validators until a pause', async () => {
+    const h = fx.open({
+      tools: [
+        testTool<{ n: number }>('Sized', { schema: z.object({ n: z.number().int() }), accesses: () => [ToolAccesses.readState('sized')], execute: (i) => ({ output: `n=${i.n}` }) }),
+        testTool<{ n: number }>('Echo', { schema: z.object({ n: z.number() }), accesses: () => [ToolAccesses.readState('echo')], execute: (i) => ({ output: `echo ${i.n}` }) }),
+      ],
+    });
+    const validator = h.app.get(IToolArgsValidatorService) as RecordingValidator;
+    const sized = h.agent.registry.get('Sized')!.tool.parameters;
+    let longestGap = 0;
+    let last = performance.now();
+    for (let i = 0; i < 30; i++) {
+      expect(await h.call('Echo', { n: i })).toMatchObject({ outcome: 'executed', output: `echo ${i}` });
+      // A few turns of the event loop between calls, as a client's round trip gives.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }
+    // A machine that stalled for the idle time between two calls may rightly have compiled it.
+    if (longestGap < PRECOMPILE_IDLE_MS) expect(validator.checked).not.toContain(sized);
+    await waitFor(() => validator.checked.includes(sized), { what: 'the validator of Sized to be compiled after the calls stopped' });
   });
 
   test('while a batch runs nothing else is compiled; once it has ended the rest is', async () => {

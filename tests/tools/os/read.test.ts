@@ -287,6 +287,52 @@ describe('Read streams large files', () => {
   });
 });
 
+describe('Read of a small file', () => {
+  test('is one read of the file: the sniff, the window and the stale-guard hash share it, head and tail alike', async () => {
+    const counting = countingRuntime();
+    fx.open({ runtime: counting.runtime });
+    const text = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    writeFiles(fx.dir, { 'small.txt': text });
+    for (const args of [{ path: 'small.txt' }, { path: 'small.txt', line_offset: -3 }, { path: 'small.txt', line_offset: 50, n_lines: 2 }]) {
+      counting.reset();
+      const out = await read(args);
+      expect(out).toContain('line ');
+      expect({ reads: counting.reads(), bytes: counting.bytesRead() }).toEqual({ reads: 1, bytes: text.length });
+    }
+    // The hash of that one read is what Write's stale guard checks: an Edit after this Read goes through.
+    const edit = await callTool(fx.agent, 'Edit', { path: 'small.txt', old_string: 'line 100\n', new_string: 'last\n' });
+    expect(edit.isError).toBeFalsy();
+    expect(fs.readFileSync(nodePath.join(fx.dir, 'small.txt'), 'utf8').endsWith('line 99\nlast\n')).toBe(true);
+  });
+
+  test('files around the size of the first read agree with a plain split, with and without a byte-order mark', async () => {
+    fx.open({ config: { read: { maxChars: 1_000_000, maxLineChars: 100_000 } } });
+    const chunk = 64 * 1024;
+    for (const size of [chunk - 1, chunk, chunk + 1, chunk + 7, 2 * chunk + 1]) {
+      for (const bom of [false, true]) {
+        // Lines of 1 to 97 characters, filled up to exactly `size` bytes.
+        const lines: string[] = [];
+        let bytes = bom ? 3 : 0;
+        for (let i = 0; bytes < size; i++) {
+          const line = `${i}:` + 'x'.repeat((i * 37) % 90);
+          const room = size - bytes - 1;
+          const kept = line.slice(0, Math.max(0, room));
+          lines.push(kept);
+          bytes += kept.length + 1;
+        }
+        const body = lines.join('\n') + '\n';
+        const file = Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(body)]);
+        expect(file.length).toBe(size);
+        fs.writeFileSync(nodePath.join(fx.dir, 'edge.txt'), file);
+        const whole = (await read({ path: 'edge.txt', n_lines: 100_000 })).split('\n').slice(0, -1);
+        expect(whole).toEqual(lines.map((l, i) => `${i + 1}\t${l}`));
+        const tail = (await read({ path: 'edge.txt', line_offset: -5 })).split('\n').slice(0, -1);
+        expect(tail).toEqual(lines.slice(-5).map((l, i) => `${lines.length - 5 + i + 1}\t${l}`));
+      }
+    }
+  });
+});
+
 describe('Read at the edges of a window', () => {
   test('a window that ends on the last line says the end was reached', async () => {
     fx.open();

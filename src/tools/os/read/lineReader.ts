@@ -41,7 +41,8 @@ export interface LineWindow {
   readonly sawNul: boolean;
 }
 
-const CHUNK_BYTES = 64 * 1024;
+/** The reads of a window are this size: a file up to it is read in one. */
+export const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 

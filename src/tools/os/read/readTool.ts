@@ -20,12 +20,14 @@ import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
 import { NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
-import { type LineWindow, readForward, readTail, windowFromText } from './lineReader';
+import { CHUNK_BYTES, type LineWindow, type ReadableHandle, readForward, readTail, windowFromText } from './lineReader';
 import { type ReadInput, ReadInputSchema, READ_SAMPLES } from './read';
 import { readConfig } from '../osConfig';
 
 const PARAMETERS = toInputJsonSchema(ReadInputSchema);
 const SNIFF_BYTES = 8192;
+/** Read first, for the sniff and the window's first chunk alike: a small file costs one read. */
+const FIRST_READ_BYTES = Math.max(SNIFF_BYTES, CHUNK_BYTES);
 /** UTF-16 files are transcoded whole, so they have a size cap. */
 export const UTF16_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -100,15 +102,17 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     const handle = hash ? hash.wrap(fileHandle) : fileHandle;
     const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(fileHandle, size, signal) : undefined);
     try {
-      const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-      const { bytesRead } = await handle.read(header, 0, header.length, 0);
-      const sniffed = header.subarray(0, bytesRead);
+      const first = Buffer.allocUnsafe(Math.min(FIRST_READ_BYTES, size));
+      const { bytesRead } = await handle.read(first, 0, first.length, 0);
+      const head = first.subarray(0, bytesRead);
+      const sniffed = head.subarray(0, SNIFF_BYTES);
       const encoding = detectEncoding(sniffed);
       if (encoding.kind === 'binary') {
         // The agent now knows what the file is; overwriting it with Write is a deliberate choice.
         await seen();
         return toolError(describeBinary(shown, sniffed));
       }
+      const reader = readingFrom(head, handle, size);
       const limits = { maxLines: input.n_lines ?? options.maxLines, maxChars: options.maxChars, maxLineChars: options.maxLineChars, signal };
       const lineOffset = input.line_offset ?? 1;
       const countAll = size <= options.lineCountMaxBytes;
@@ -122,13 +126,13 @@ export class ReadTool implements ExecutableTool<ReadInput> {
           );
         }
         const raw = Buffer.alloc(size);
-        await handle.read(raw, 0, size, 0);
+        await reader.read(raw, 0, size, 0);
         const text = new TextDecoder(encoding.kind === 'utf16le' ? 'utf-16le' : 'utf-16be').decode(raw);
         window = windowFromText(text, { ...limits, lineOffset });
       } else if (lineOffset < 0) {
-        window = await readTail(handle, size, { ...limits, count: -lineOffset, countAll });
+        window = await readTail(reader, size, { ...limits, count: -lineOffset, countAll });
       } else {
-        window = await readForward(handle, size, { ...limits, startLine: lineOffset, countAll, from: encoding.kind === 'utf8bom' ? 3 : 0 });
+        window = await readForward(reader, size, { ...limits, startLine: lineOffset, countAll, from: encoding.kind === 'utf8bom' ? 3 : 0 });
       }
       await seen();
       if (window.sawNul) {
@@ -147,6 +151,20 @@ export class ReadTool implements ExecutableTool<ReadInput> {
   private recordSeen(path: string, stat: Stats, generation: number, sha256: string | undefined): void {
     this.fileState?.record(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ...(sha256 !== undefined ? { sha256 } : {}) }, generation);
   }
+}
+
+/**
+ * Reads of the file whose first bytes are `head`: a read that lies inside them (or that they end
+ * with the file) is answered from them, any other from `handle`. A short read only at the end.
+ */
+function readingFrom(head: Buffer, handle: ReadableHandle, size: number): ReadableHandle {
+  const whole = head.length >= size;
+  return {
+    read: async (buffer, offset, length, position) => {
+      if (position + length > head.length && !(whole && position <= head.length)) return handle.read(buffer, offset, length, position);
+      return { bytesRead: head.copy(buffer, offset, position, Math.min(head.length, position + length)) };
+    },
+  };
 }
 
 function openErrorMessage(shown: string, error: unknown): string {
