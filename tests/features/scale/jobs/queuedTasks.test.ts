@@ -160,7 +160,8 @@ describeWithRedis('background Bash tasks as BullMQ jobs on toolhost worker proce
     const a = instance();
     const pidFile = nodePath.join(fx.dir, 'shell.pid');
     const runs = nodePath.join(fx.dir, 'runs');
-    const id = await startTask(a, `echo $$ > ${pidFile}; echo "$PPID" >> ${runs}; sleep 60`);
+    // The runner is written before the pid file the test waits for, so it is there when that is.
+    const id = await startTask(a, `echo "$PPID" >> ${runs}; echo $$ > ${pidFile}; sleep 60`);
     const shell = await readPidFile(pidFile);
     const runner = Number(fs.readFileSync(runs, 'utf8').trim());
     const [victim, survivor] = runner === first.child.pid ? [first, second] : [second, first];
