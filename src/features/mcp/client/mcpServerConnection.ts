@@ -8,6 +8,7 @@ import { errorMessage, isErrnoException, isErrorLike } from '../../../base/error
 import { BoundedRegExps } from '../../../services/argsValidation/boundedRegExp';
 import type { McpCallToolAnswer } from './callResult';
 import { linkAbortSignal } from './abortLink';
+import { requestSignalFetch } from './requestSignalFetch';
 import { expandOrThrow } from './envExpansion';
 import { type McpServerConfig, type McpTransportKind, mcpTransportKind } from '../mcpConfig';
 import { StdioProcessTransport } from './stdioProcessTransport';
@@ -253,7 +254,7 @@ export class McpServerConnection {
     }
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(this.config.headers ?? {})) headers[key] = expandOrThrow(value, env, where(`headers.${key}`));
-    return new (mcpSdk.streamableHttp().StreamableHTTPClientTransport)(parsed, { requestInit: { headers } });
+    return new (mcpSdk.streamableHttp().StreamableHTTPClientTransport)(parsed, { requestInit: { headers }, fetch: requestSignalFetch() });
   }
 
   private describeStartError(error: unknown, transport: Transport | undefined): string {

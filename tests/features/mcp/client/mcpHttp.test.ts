@@ -83,4 +83,21 @@ describe('a Streamable HTTP MCP server', () => {
       expect.stringMatching(/^MCP server "web" stopped: it could not be reached: fetch failed .*\. Its tools were removed; it is not restarted automatically\.$/),
     ]);
   });
+
+  test('1,600 calls on one connection print no MaxListenersExceededWarning (each request has its own abort signal)', async () => {
+    const url = await startHttpFixture();
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { web: { url } } }));
+    await h.serverState('web', 'ready');
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      // Node's fetch raises the limit of a signal it listens to to 1,500.
+      for (let i = 0; i < 1600; i++) expect(await h.call('mcp__web__echo', { text: `n${i}` })).toMatchObject({ output: `echo: n${i}` });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+  });
 });
