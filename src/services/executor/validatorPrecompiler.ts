@@ -16,9 +16,10 @@ export const PRECOMPILE_IDLE_MS = 100;
  * ajv's first compile in a process takes tens of milliseconds, which the first batch would
  * otherwise pay inside preflight, one call after another, before any of its calls starts. It
  * starts once the executor has had no batch for PRECOMPILE_IDLE_MS and runs in `setImmediate`
- * turns of about PRECOMPILE_SLICE_MS, after activation has returned, so activation is not slowed (compiling at activation made creating an agent with 1,000 tools
- * 6-10x slower, bench/activation.bench.ts) and many tools do not hold the event loop for long. A call that comes
- * first compiles its validator itself (the validator caches it either way). While the agent's
+ * turns of about PRECOMPILE_SLICE_MS, after activation has returned, so activation is not
+ * slowed (compiling at activation made creating an agent with 1,000 tools 6-10x slower,
+ * bench/activation.bench.ts) and many tools do not hold the event loop for long. A call that
+ * comes first compiles its validator itself (the validator caches it either way). While the agent's
  * executor runs a batch it waits (`pause`/`resume`): the batch's own tools are validated by then,
  * and compiling the others would take CPU from the calls (a fresh process's first Glob on a big
  * tree, where rg's threads want both cores, took about a fifth longer), instead of from the time
