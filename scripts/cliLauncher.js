@@ -41,10 +41,13 @@ function cacheFile() {
     return undefined;
   }
   const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0`).update(bytes).digest('hex').slice(0, 16);
+  // The install (the bundle's path) names its caches too, so two installs (a global one and a
+  // project's) do not remove each other's on every run.
+  const install = crypto.createHash('sha256').update(bundle).digest('hex').slice(0, 8);
   // One cache per command: each holds the functions its command compiled (mcp serve's differ from run's).
   // Only the CLI's own commands: a mistyped one must not leave a cache file behind.
   const command = ['run', 'tools', 'mcp'].includes(process.argv[2]) ? process.argv[2] : 'other';
-  return path.join(dir, `cli-${key}-${command}.v8cache`);
+  return path.join(dir, `cli-${install}-${key}-${command}.v8cache`);
 }
 
 function readCache(file) {
@@ -60,6 +63,26 @@ function readCache(file) {
     }
   } catch {
     return undefined;
+  }
+}
+
+const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes caches of no further use: this install's of earlier bundles or Node versions, those
+ * of other installs not written for a month (the install may be gone; one still in use writes
+ * its cache again on its next run), and those named before caches named their install.
+ */
+function removeStaleCaches(dir, current) {
+  const [, install, key] = /^cli-([0-9a-f]{8})-([0-9a-f]{16})-/.exec(current);
+  for (const name of fs.readdirSync(dir)) {
+    const named = /^cli-([0-9a-f]{8})-([0-9a-f]{16})-[a-z]+\.v8cache$/.exec(name);
+    const stale = named
+      ? named[1] === install
+        ? named[2] !== key
+        : Date.now() - (fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > MONTH_MS
+      : /^cli-[0-9a-f]{16}(-[a-z-]+)?\.v8cache$/.test(name);
+    if (stale) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
@@ -79,11 +102,7 @@ if (file && (cachedData === undefined || script.cachedDataRejected)) {
     try {
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, file);
-      // Caches of earlier bundles or Node versions are of no further use.
-      const current = path.basename(file).slice(0, 'cli-'.length + 16);
-      for (const name of fs.readdirSync(path.dirname(file))) {
-        if (/^cli-[0-9a-f]{16}(-[a-z-]+)?\.v8cache$/.test(name) && !name.startsWith(current)) fs.rmSync(path.join(path.dirname(file), name), { force: true });
-      }
+      removeStaleCaches(path.dirname(file), path.basename(file));
     } catch {
       fs.rmSync(temporary, { force: true });
     }

@@ -6,7 +6,8 @@ import { useTempDir } from '../helpers/tempDir';
 /**
  * The launcher's V8 code cache (scripts/cliLauncher.js): one file per command in the user's cache
  * folder, private to the user, rewritten when V8 rejects it, never taken from a folder or file
- * others can write, and caches of other bundles removed.
+ * others can write, and this install's caches of other bundles removed (another install's only
+ * when a month old).
  */
 describe('CLI code cache', () => {
   const dir = useTempDir('toolhost-cache-');
@@ -18,7 +19,7 @@ describe('CLI code cache', () => {
   test('each command gets its own private cache file, reused by the next run', async () => {
     const first = await tools();
     expect(first.code).toBe(0);
-    expect(caches()).toEqual([expect.stringMatching(/^cli-[0-9a-f]{16}-tools\.v8cache$/)]);
+    expect(caches()).toEqual([expect.stringMatching(/^cli-[0-9a-f]{8}-[0-9a-f]{16}-tools\.v8cache$/)]);
     const file = nodePath.join(cacheDir(), caches()[0]!);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const written = fs.statSync(file).mtimeMs;
@@ -47,13 +48,27 @@ describe('CLI code cache', () => {
     expect(fs.readFileSync(file).equals(Buffer.alloc(4096, 7))).toBe(false);
   });
 
-  test('caches of other bundles or Node versions are removed; unrelated files are left alone', async () => {
-    fs.mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(nodePath.join(cacheDir(), 'cli-0123456789abcdef-run.v8cache'), 'old', { mode: 0o600 });
-    fs.writeFileSync(nodePath.join(cacheDir(), 'cli-0123456789abcdef.v8cache'), 'older', { mode: 0o600 });
-    fs.writeFileSync(nodePath.join(cacheDir(), 'notes.txt'), 'mine', { mode: 0o600 });
+  test("this install's caches of other bundles or Node versions are removed, other installs' only when a month old; unrelated files are left alone", async () => {
     expect((await tools()).code).toBe(0);
-    expect(caches()).toEqual([expect.stringMatching(/^cli-[0-9a-f]{16}-tools\.v8cache$/), 'notes.txt']);
+    const [own] = caches();
+    const install = /^cli-([0-9a-f]{8})-/.exec(own!)![1]!;
+    const other = install === 'aaaaaaaa' ? 'bbbbbbbb' : 'aaaaaaaa';
+    fs.rmSync(nodePath.join(cacheDir(), own!));
+    const write = (name: string, ageDays = 0) => {
+      const file = nodePath.join(cacheDir(), name);
+      fs.writeFileSync(file, 'old', { mode: 0o600 });
+      const when = (Date.now() - ageDays * 24 * 60 * 60 * 1000) / 1000;
+      fs.utimesSync(file, when, when);
+    };
+    // This install, an earlier bundle; the naming of earlier versions; another install's, fresh and old.
+    write(`cli-${install}-0123456789abcdef-run.v8cache`);
+    write('cli-0123456789abcdef-run.v8cache');
+    write('cli-0123456789abcdef.v8cache');
+    write(`cli-${other}-0123456789abcdef-tools.v8cache`, 2);
+    write(`cli-${other}-fedcba9876543210-run.v8cache`, 31);
+    write('notes.txt');
+    expect((await tools()).code).toBe(0);
+    expect(caches()).toEqual([`cli-${other}-0123456789abcdef-tools.v8cache`, own, 'notes.txt'].sort());
   });
 
   test('a cache folder others can write is not used: nothing is read from or written to it', async () => {
