@@ -75,15 +75,15 @@ const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
  */
 function removeStaleCaches(dir, current) {
   const [, install, key] = /^cli-([0-9a-f]{8})-([0-9a-f]{16})-/.exec(current);
-  for (const name of fs.readdirSync(dir)) {
+  const isStale = (name) => {
+    if (/^cli-[0-9a-f]{16}(-[a-z-]+)?\.v8cache$/.test(name)) return true;
     const named = /^cli-([0-9a-f]{8})-([0-9a-f]{16})-[a-z]+\.v8cache$/.exec(name);
-    const stale = named
-      ? named[1] === install
-        ? named[2] !== key
-        : Date.now() - (fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > MONTH_MS
-      : /^cli-[0-9a-f]{16}(-[a-z-]+)?\.v8cache$/.test(name);
-    if (stale) fs.rmSync(path.join(dir, name), { force: true });
-  }
+    if (!named) return false;
+    if (named[1] === install) return named[2] !== key;
+    const written = fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs;
+    return written !== undefined && Date.now() - written > MONTH_MS;
+  };
+  for (const name of fs.readdirSync(dir)) if (isStale(name)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
 const file = cacheFile();

@@ -74,14 +74,14 @@ export class ValidatorPrecompiler implements IDisposable {
     if (this.idleTimer || this.immediate || this.pending.size === 0 || this.paused > 0 || this.disposed) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      this.continue();
+      this.compileNextTurn();
     }, PRECOMPILE_IDLE_MS);
     // Compiling ahead is no reason to keep a process alive that has nothing else to do.
     this.idleTimer.unref();
   }
 
   /** The next turn of compiling, while still idle. */
-  private continue(): void {
+  private compileNextTurn(): void {
     if (this.immediate || this.pending.size === 0 || this.paused > 0 || this.disposed) return;
     this.immediate = setImmediate(() => this.compileSome());
     this.immediate.unref();
@@ -101,6 +101,6 @@ export class ValidatorPrecompiler implements IDisposable {
         // A tool whose schema cannot be read: its calls report that in preflight.
       }
     }
-    this.continue();
+    this.compileNextTurn();
   }
 }

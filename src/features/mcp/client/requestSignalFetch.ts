@@ -46,7 +46,9 @@ function requestSignal(parent: AbortSignal): AbortSignal {
  * up: a MaxListenersExceededWarning on stderr after about 1,500 calls, and a listener list that
  * every removal scans. Here each request gets a signal of its own, which Node's fetch listens to
  * and drops with the request; the shared signal has one listener, which aborts every request still
- * alive (a response body being read included) when the transport closes.
+ * alive (a response body being read included) when the transport closes. Unlike linkAbortSignal
+ * (abortLink.ts), nothing here says when a request is done (its body may be read much later), so
+ * the request signals are held weakly instead of disposed.
  */
 export function requestSignalFetch(inner: FetchLike = fetch): FetchLike {
   return (url, init) => {

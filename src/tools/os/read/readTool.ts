@@ -161,7 +161,8 @@ function readingFrom(head: Buffer, handle: ReadableHandle, size: number): Readab
   const whole = head.length >= size;
   return {
     read: async (buffer, offset, length, position) => {
-      if (position + length > head.length && !(whole && position <= head.length)) return handle.read(buffer, offset, length, position);
+      const inHead = whole ? position <= head.length : position + length <= head.length;
+      if (!inHead) return handle.read(buffer, offset, length, position);
       return { bytesRead: head.copy(buffer, offset, position, Math.min(head.length, position + length)) };
     },
   };
