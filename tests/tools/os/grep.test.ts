@@ -493,6 +493,28 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(lines.length).toBeLessThan(1000);
     });
 
+    test('a content page keeps only its own lines: past the cap on collected output, the totals are exact and the page is the first in path order', async () => {
+      await fx.app.dispose();
+      open({ grep: { maxOutputBytes: 12_000 } });
+      // 50 files of 20 matching lines: about 32 KB as collected (27 KB of lines, 5 KB of paths and counts), past the cap.
+      const names = Array.from({ length: 50 }, (_, i) => `d${i % 7}/f${String(i).padStart(2, '0')}.txt`);
+      writeFiles(fx.dir, Object.fromEntries(names.map((name) => [name, 'needle line\n'.repeat(20)])));
+      const first = [...names].sort()[0]!;
+      const second = [...names].sort()[1]!;
+      expect((await grep({ pattern: 'needle', output_mode: 'content', head_limit: 3 })).split('\n')).toEqual([
+        `${first}:1:needle line`,
+        `${first}:2:needle line`,
+        `${first}:3:needle line`,
+        'Showing matching lines 1-3 of 1,000 in 50 files. Use offset=3 to see more.',
+      ]);
+      // A page that spans two files.
+      expect((await grep({ pattern: 'needle', output_mode: 'content', offset: 19, head_limit: 2 })).split('\n')).toEqual([
+        `${first}:20:needle line`,
+        `${second}:1:needle line`,
+        'Showing matching lines 20-21 of 1,000 in 50 files. Use offset=21 to see more.',
+      ]);
+    });
+
     test('concurrent calls get their own results', async () => {
       writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
       const [alpha, beta] = await Promise.all([

@@ -216,6 +216,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       before: search.before,
       after: search.after,
       maxLineChars: search.maxLineChars,
+      pageEnd: search.mode === 'content' ? limits.pageEnd : Infinity,
       prefilter: requiredLiterals(search.regex),
       bigFileBytes: BIG_FILE_BYTES,
       windowBytes: WINDOW_BYTES,
@@ -241,7 +242,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       Atomics.store(cancelFlag, 0, 1);
       wake();
     };
-    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'));
+    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), search.mode === 'content' ? limits.pageEnd : Infinity);
 
     const outstanding = new Map<Worker, number>(workers.map((w) => [w, 0]));
     let pendingBatches = 0;

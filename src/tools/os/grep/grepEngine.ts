@@ -1,5 +1,6 @@
 import type { SearchGlob } from '../search/searchGlob';
 import type { ParsedRegex } from './rustRegex';
+import { PagePrefix } from './grepWorker';
 
 export type GrepOutputMode = 'content' | 'files_with_matches' | 'count_matches';
 export type GrepEngineName = 'ripgrep' | 'builtin';
@@ -51,6 +52,12 @@ export interface GrepLimits {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /**
+   * Content mode: the lines of only the first `pageEnd` matching lines in path order are kept
+   * (the page and what precedes it); later files are kept as path and count. Infinity keeps all;
+   * the other modes keep no lines and ignore it.
+   */
+  readonly pageEnd: number;
 }
 
 export interface GrepOutcome {
@@ -89,31 +96,68 @@ export function normalizeLine(n: number, raw: string, match: boolean, maxLineCha
   return { n, text, match, cut };
 }
 
-/** Collects file results up to a memory budget (bytes of kept text, roughly). */
+/** Roughly the bytes a result keeps in memory. */
+function weightOf(file: GrepFileResult): number {
+  let size = file.path.length + 16;
+  if (file.weight !== undefined) size += file.weight;
+  else if (file.lines) for (const line of file.lines) size += line.text.length + 16;
+  return size;
+}
+
+/**
+ * Collects file results up to a memory budget (bytes of kept text, roughly). In content mode
+ * with a finite page end, only the files a PagePrefix wants keep their lines; any other file is
+ * kept as its path and count. So a common pattern costs the page plus a few dozen bytes per
+ * file, and its totals are exact and its page is the first in path order, where collecting
+ * every line would stop at the budget with a page from whichever files the walk reached first.
+ */
 export class GrepCollector {
-  readonly files: GrepFileResult[] = [];
+  private readonly counted: GrepFileResult[] = [];
+  /** Content mode with a page end: the files that keep their lines, by path. */
+  private readonly page: { readonly prefix: PagePrefix; readonly files: Map<string, GrepFileResult> } | undefined;
   private bytes = 0;
   private fullFired = false;
 
   constructor(
     private readonly maxBytes: number,
     private readonly onFull: () => void,
-  ) {}
+    pageEnd = Infinity,
+  ) {
+    this.page = pageEnd === Infinity ? undefined : { prefix: new PagePrefix(pageEnd), files: new Map() };
+  }
 
   get full(): boolean {
     return this.fullFired;
   }
 
+  /** In no particular order. */
+  get files(): readonly GrepFileResult[] {
+    return this.page ? [...this.page.files.values(), ...this.counted] : this.counted;
+  }
+
   add(file: GrepFileResult): void {
     if (this.fullFired) return;
-    let size = file.path.length + 16;
-    if (file.weight !== undefined) size += file.weight;
-    else if (file.lines) for (const line of file.lines) size += line.text.length + 16;
-    this.bytes += size;
-    this.files.push(file);
+    const page = this.page;
+    if (!page) this.count(file);
+    else if (!page.prefix.wants(file.path)) this.count({ path: file.path, count: file.count });
+    else {
+      this.bytes += weightOf(file);
+      page.files.set(file.path, file);
+      for (const path of page.prefix.add(file.path, file.count)) {
+        const dropped = page.files.get(path)!;
+        page.files.delete(path);
+        this.bytes -= weightOf(dropped);
+        this.count({ path, count: dropped.count });
+      }
+    }
     if (this.bytes > this.maxBytes) {
       this.fullFired = true;
       this.onFull();
     }
+  }
+
+  private count(file: GrepFileResult): void {
+    this.bytes += weightOf(file);
+    this.counted.push(file);
   }
 }

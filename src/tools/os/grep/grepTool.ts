@@ -174,11 +174,14 @@ export class GrepTool implements ExecutableTool<GrepInput> {
       includeIgnored: input.include_ignored === true,
       maxLineChars: options.maxLineChars,
     };
+    const headLimit = input.head_limit ?? options.headLimit;
+    const offset = input.offset ?? 0;
+    const pageEnd = headLimit === 0 ? Infinity : offset + headLimit;
     let engine: GrepEngine;
     let outcome;
     try {
       engine = await this.engines.select({ setting: options.engine, rgPath: options.rgPath, canSpawn: this.runtime.has('process') });
-      outcome = await engine.run(search, { signal, timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes });
+      outcome = await engine.run(search, { signal, timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes, pageEnd });
     } catch (error) {
       if (error instanceof GrepEngineError) return toolError(error.message);
       throw error;
@@ -187,9 +190,7 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     // A swap during the search: what was found may lie elsewhere.
     const after = await searchRootChange(fsp, resolved.root);
     if (after) return toolError(pathChangedMessage(shownArg, after, { action: 'end of the search', nothing: 'its results were discarded' }));
-    const headLimit = input.head_limit ?? options.headLimit;
-    const offset = input.offset ?? 0;
-    const files = await this.order(outcome.files, resolved.mode, headLimit === 0 ? Infinity : offset + headLimit);
+    const files = await this.order(outcome.files, resolved.mode, pageEnd);
     const scope = [
       describeFolder(resolved.root, this.workspace.cwd),
       resolved.glob && !isFile ? ` (glob "${input.glob}")` : '',

@@ -23,6 +23,8 @@ export interface WorkerSpec {
   readonly before: number;
   readonly after: number;
   readonly maxLineChars: number;
+  /** Content mode: lines are sent only for the files a PagePrefix of this end wants (Infinity: all). */
+  readonly pageEnd: number;
   readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
   readonly bigFileBytes: number;
   readonly windowBytes: number;
@@ -43,7 +45,7 @@ export interface WorkerFileResult {
   /**
    * Content mode: the lines packed, so a big result is two objects rather than one per line (as
    * messages and while collected): their texts joined by `\n` (a line never holds one), and per
-   * line its number and LINE_MATCH | LINE_CUT flags.
+   * line its number and LINE_MATCH | LINE_CUT flags. Absent for a file no page can show (PagePrefix).
    */
   readonly lines?: { readonly text: string; readonly marks: Int32Array };
 }
@@ -60,7 +62,49 @@ export interface WorkerResponse {
   readonly unreadable: string[];
 }
 
-export function grepWorkerMain(): void {
+/**
+ * The files, in path order, that hold the first `pageEnd` matching lines among the files offered
+ * so far: in content mode only their lines can be shown (the page, or what precedes it), so the
+ * lines of any other file need not be kept, nor sent by a worker. A file not wanted now is never
+ * wanted later: files that come later only add lines before it. Used by the collector and, given
+ * to the worker's body as its source, by each worker for the files it searched.
+ */
+export class PagePrefix {
+  /** Ascending (UTF-16 order, as the tool sorts paths). */
+  private readonly paths: string[] = [];
+  private readonly counts: number[] = [];
+  private lines = 0;
+
+  constructor(readonly pageEnd: number) {}
+
+  /** Whether the lines of a file at `path` may be needed. */
+  wants(path: string): boolean {
+    return this.lines < this.pageEnd || path < this.paths[this.paths.length - 1]!;
+  }
+
+  /** Takes a wanted file and its count of matching lines: the paths that are no longer wanted. */
+  add(path: string, count: number): string[] {
+    let lo = 0;
+    let hi = this.paths.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.paths[mid]! < path) lo = mid + 1;
+      else hi = mid;
+    }
+    this.paths.splice(lo, 0, path);
+    this.counts.splice(lo, 0, count);
+    this.lines += count;
+    const dropped: string[] = [];
+    // The last file is not needed once the files before it hold pageEnd lines.
+    while (this.paths.length > 1 && this.lines - this.counts[this.counts.length - 1]! >= this.pageEnd) {
+      this.lines -= this.counts.pop()!;
+      dropped.push(this.paths.pop()!);
+    }
+    return dropped;
+  }
+}
+
+export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
   const threads = process.getBuiltinModule('node:worker_threads');
   const fs = process.getBuiltinModule('node:fs');
   const { isUtf8 } = process.getBuiltinModule('node:buffer');
@@ -78,6 +122,8 @@ export function grepWorkerMain(): void {
     ciRegexes: RegExp[] | undefined;
     /** Bytes the windows of the case-insensitive prefilter overlap: the longest literal, folded to 3-byte forms. */
     ciOverlap: number;
+    /** Content mode: the files of this worker whose lines may be shown. */
+    page: PagePrefix;
   }
   const CI_WINDOW_BYTES = 64 * 1024;
   let job: Job | undefined;
@@ -105,6 +151,7 @@ export function grepWorkerMain(): void {
       csLiterals: spec.prefilter.caseInsensitive ? undefined : sets.map((set) => set.map((lit) => Buffer.from(lit, 'utf8'))),
       ciRegexes: spec.prefilter.caseInsensitive ? sets.map((set) => new RegExp(set.map(foldLatin1).join('|'))) : undefined,
       ciOverlap: 3 * Math.max(0, ...sets.flat().map((lit) => lit.length)),
+      page: new Prefix(spec.pageEnd),
     };
   };
 
@@ -346,12 +393,19 @@ export function grepWorkerMain(): void {
     return { text: lines.map((line) => line[1]).join('\n'), marks };
   };
 
+  /** A content result: with its lines when the page may show them, else only counted. */
+  const withLines = (j: Job, path: string, count: number, pack: () => NonNullable<WorkerFileResult['lines']>): WorkerFileResult => {
+    if (!j.page.wants(path)) return { path, count };
+    j.page.add(path, count);
+    return { path, count, lines: pack() };
+  };
+
   const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
     const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
     if (found.count === 0) return undefined;
     if (j.spec.mode !== 'content') return { path, count: found.count };
     // In content mode the count is of matching lines (a multiline match can span several).
-    return { path, count: found.lines.length, lines: packLines(contentLines(j, text, found, 0)) };
+    return withLines(j, path, found.lines.length, () => packLines(contentLines(j, text, found, 0)));
   };
 
   const countNewlines = (buf: Buffer): number => {
@@ -460,7 +514,7 @@ export function grepWorkerMain(): void {
     if (!matched) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
-    return { path, count: ordered.filter((l) => l[2] === 1).length, lines: packLines(ordered) };
+    return withLines(j, path, ordered.filter((l) => l[2] === 1).length, () => packLines(ordered));
   };
 
   /**
@@ -535,4 +589,4 @@ export function grepWorkerMain(): void {
 }
 
 /** The worker's source, for `new Worker(source, {eval: true})`. */
-export const GREP_WORKER_SOURCE = `(${grepWorkerMain.toString()})();`;
+export const GREP_WORKER_SOURCE = `(${grepWorkerMain.toString()})(${PagePrefix.toString()});`;
