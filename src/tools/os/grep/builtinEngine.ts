@@ -216,7 +216,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       before: search.before,
       after: search.after,
       maxLineChars: search.maxLineChars,
-      pageEnd: search.mode === 'content' ? limits.pageEnd : Infinity,
+      pageEnd: limits.pageEnd,
       prefilter: requiredLiterals(search.regex),
       bigFileBytes: BIG_FILE_BYTES,
       windowBytes: WINDOW_BYTES,
@@ -242,7 +242,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       Atomics.store(cancelFlag, 0, 1);
       wake();
     };
-    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), search.mode === 'content' ? limits.pageEnd : Infinity);
+    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), limits.pageEnd);
 
     const outstanding = new Map<Worker, number>(workers.map((w) => [w, 0]));
     let pendingBatches = 0;

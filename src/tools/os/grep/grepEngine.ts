@@ -54,8 +54,8 @@ export interface GrepLimits {
   readonly maxOutputBytes: number;
   /**
    * Content mode: the lines of only the first `pageEnd` matching lines in path order are kept
-   * (the page and what precedes it); later files are kept as path and count. Infinity keeps all;
-   * the other modes keep no lines and ignore it.
+   * (the page and what precedes it); later files are kept as path and count. Infinity keeps all,
+   * and is what the other modes, which keep no lines, must be given.
    */
   readonly pageEnd: number;
 }

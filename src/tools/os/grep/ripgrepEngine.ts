@@ -261,7 +261,7 @@ export class RipgrepEngine implements GrepEngine {
         killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
         killTimer.unref();
       };
-      const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), search.mode === 'content' ? limits.pageEnd : Infinity);
+      const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), limits.pageEnd);
       // files_with_matches is sorted newest first: stat each file as rg reports it, while rg still
       // walks (a sync stat is microseconds; 27k of them after the search cost more than rg's -l).
       const mtimeOf = search.mode === 'files_with_matches' ? localSearchFs.local?.mtimeMs : undefined;
