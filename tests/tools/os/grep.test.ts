@@ -579,8 +579,34 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     expect(outputs[0]!.split('\n').slice(1).sort()).toEqual(['exact.txt:1', 'over.txt:1', 'tiny.txt:1', 'under.txt:1']);
   });
 
+  test('a line longer than the read buffer, a byte-order mark, UTF-16 and a late NUL in big files: both engines agree', async () => {
+    const longLine = 'x'.repeat(2_500_000) + ' needle at the end';
+    const bomText = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i % 4_999 === 0 ? `needle ${i}` : `line ${i}`)).join('\n') + '\n')]);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i === 7_777 ? 'needle é' : `ligne ${i} é`)).join('\n') + '\n', 'utf16le')]);
+    const lateNul = Buffer.concat([Buffer.from('needle first\n'), Buffer.alloc(3_000_000, 'filler line\n'), Buffer.from([0]), Buffer.from('\n')]);
+    writeFiles(fx.dir, { 'long.txt': `needle before\n${longLine}\nneedle after\n`, 'bom.txt': bomText, 'utf16.txt': utf16, 'late-nul.txt': lateNul });
+    const outputs: string[][] = [];
+    for (const engine of ENGINES) {
+      fx.open({ config: { grep: { engine } } });
+      outputs.push([
+        text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'content', '-C': 1, head_limit: 0 })),
+        text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'count_matches' })),
+        text(await callTool(fx.agent, 'Grep', { pattern: 'needle' })),
+      ]);
+      await fx.app.dispose();
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+    const [content, counts] = outputs[0]!;
+    expect(counts!.split('\n').sort()).toEqual(['Found 9 occurrences in 3 files.', 'bom.txt:5', 'long.txt:3', 'utf16.txt:1'].sort());
+    const rows = content!.split('\n');
+    expect(rows.filter((r) => r.startsWith('long.txt')).map((r) => r.slice(0, 40))).toEqual(['long.txt:1:needle before', `long.txt:2:${'x'.repeat(29)}`, 'long.txt:3:needle after']);
+    expect(rows.filter((r) => r.startsWith('bom.txt:'))).toEqual(['bom.txt:1:needle 0', 'bom.txt:5000:needle 4999', 'bom.txt:9999:needle 9998', 'bom.txt:14998:needle 14997', 'bom.txt:19997:needle 19996']);
+    expect(rows.filter((r) => r.startsWith('utf16.txt'))).toEqual(['utf16.txt-7777-ligne 7776 é', 'utf16.txt:7778:needle é', 'utf16.txt-7779-ligne 7778 é']);
+  });
+
   test('matches and context at the borders of the 1 MiB windows agree with ripgrep', async () => {
-    // 32-byte lines: each 1 MiB window holds exactly 32,768 lines, so the borders are known.
+    // 32-byte lines: each 1 MiB read of the builtin engine, and each of its windows (a power of
+    // two below it), holds a whole number of lines, so lines 32,768 and 65,536 end windows.
     const needles = new Set([1, 32_767, 32_768, 32_769, 65_536, 65_537, 98_303, 98_306, 299_999, 300_000]);
     const lines: string[] = [];
     for (let i = 1; i <= 300_000; i++) lines.push((needles.has(i) ? `needle ${i}` : `filler ${i}`).padEnd(31, '.'));
@@ -612,7 +638,7 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
   });
 
   test('both engines agree on matches, context and line numbers across 1 MiB windows', async () => {
-    // ~9.5 MB: above the 8 MiB whole-file limit, so the builtin engine reads it in windows.
+    // ~9.5 MB: far above the builtin engine's 1 MiB read buffer, so it is read in windows.
     const lines: string[] = [];
     for (let i = 1; i <= 400_000; i++) lines.push(i % 65_537 === 0 ? `needle at ${i}` : `filler line number ${i}`);
     writeFiles(fx.dir, { 'big.log': lines.join('\n') + '\n' });

@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { WINDOW_BYTES } from '../../../src/tools/os/grep/builtinEngine';
 import { GREP_WORKER_SOURCE, type WorkerResponse, type WorkerSpec } from '../../../src/tools/os/grep/grepWorker';
 import { INVALID_UTF8_TEXT, parseRustRegex, requiredLiterals, toJsRegex } from '../../../src/tools/os/grep/rustRegex';
 import { makeTempDir, removeDir, writeFiles } from '../../helpers/tempDir';
@@ -9,7 +10,8 @@ let worker: Worker;
 
 beforeEach(() => {
   dir = makeTempDir();
-  worker = new Worker(GREP_WORKER_SOURCE, { eval: true });
+  // A small heap: enough for the worker, not for a big file decoded whole.
+  worker = new Worker(GREP_WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 4 } });
 });
 
 afterEach(async () => {
@@ -30,8 +32,7 @@ function spec(mode: WorkerSpec['mode'], pageEnd: number): WorkerSpec {
     maxLineChars: 500,
     pageEnd,
     prefilter: requiredLiterals(regex),
-    bigFileBytes: 8 * 1024 * 1024,
-    windowBytes: 1024 * 1024,
+    windowBytes: WINDOW_BYTES,
     invalidUtf8: INVALID_UTF8_TEXT,
   };
 }
@@ -40,7 +41,10 @@ function spec(mode: WorkerSpec['mode'], pageEnd: number): WorkerSpec {
 async function search(jobSpec: WorkerSpec, batches: string[][]): Promise<Array<Array<[string, number, boolean]>>> {
   const answers: Array<Array<[string, number, boolean]>> = [];
   for (const [i, names] of batches.entries()) {
-    const answer = new Promise<WorkerResponse>((resolve) => worker.once('message', resolve));
+    const answer = new Promise<WorkerResponse>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
     if (i === 0) worker.postMessage({ type: 'job', jobId: 1, spec: jobSpec, cancel: new SharedArrayBuffer(4) });
     worker.postMessage({ type: 'batch', jobId: 1, batchId: i + 1, paths: names.map((name) => nodePath.join(dir, name)) });
     answers.push((await answer).files.map((f) => [nodePath.basename(f.path), f.count, f.lines !== undefined]));
@@ -75,5 +79,14 @@ describe('the Grep worker in content mode', () => {
         ['c.txt', 1, true],
       ],
     ]);
+  });
+
+  test('a big file is searched in windows: its text is never decoded whole (which an 8 MiB heap could not hold)', async () => {
+    // 8 MB of text (below the 8 MiB up to which the worker once read files whole), 10.6 MB as one two-byte string.
+    const lines = Array.from({ length: 190_000 }, (_, i) => `ligne ${String(i).padStart(6, '0')} ${'é'.repeat(14)}`);
+    lines[189_998] = 'a needle near the end';
+    writeFiles(dir, { 'big.txt': lines.join('\n') + '\n' });
+    expect(await search(spec('content', 250), [['big.txt']])).toEqual([[['big.txt', 1, true]]]);
+    expect(await search({ ...spec('count_matches', Infinity) }, [['big.txt']])).toEqual([[['big.txt', 1, false]]]);
   });
 });

@@ -14,8 +14,8 @@ import { INVALID_UTF8_TEXT, requiredLiterals, toJsRegex, UnsupportedRegexError }
 export const BATCH_FILES = 128;
 const MAX_BATCHES_PER_WORKER = 2;
 const WALK_CONCURRENCY = 8;
-const BIG_FILE_BYTES = 8 * 1024 * 1024;
-const WINDOW_BYTES = 1024 * 1024;
+/** At most the worker's 1 MiB read buffer. */
+export const WINDOW_BYTES = 64 * 1024;
 const IDLE_WORKER_MS = 30_000;
 const WORKER_YOUNG_GENERATION_MB = 4;
 
@@ -218,7 +218,6 @@ export class BuiltinGrepEngine implements GrepEngine {
       maxLineChars: search.maxLineChars,
       pageEnd: limits.pageEnd,
       prefilter: requiredLiterals(search.regex),
-      bigFileBytes: BIG_FILE_BYTES,
       windowBytes: WINDOW_BYTES,
       invalidUtf8: INVALID_UTF8_TEXT,
     };

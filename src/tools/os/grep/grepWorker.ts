@@ -2,7 +2,7 @@
  * The builtin Grep engine's worker thread. Its body is the function below, started with
  * `new Worker(GREP_WORKER_SOURCE, {eval: true})`, so it works the same from compiled code and
  * from ts-jest: it must not reference anything outside itself (it loads node modules with
- * process.getBuiltinModule). Keep coverage instrumentation away from this file.
+ * process.getBuiltinModule; PagePrefix comes in as an argument). Keep coverage instrumentation away from this file.
  *
  * Per file: open, read synchronously (much faster than fs.promises in a worker), and decide as
  * much as possible on the bytes:
@@ -10,8 +10,8 @@
  *     case-insensitive, a latin1 view and a byte-level regex), so most files are never decoded;
  *  2. a NUL byte anywhere makes the file binary: it is skipped, as ripgrep's results are;
  *  3. only then UTF-8 decoding (a UTF-8 BOM is dropped; UTF-16 with a BOM is transcoded).
- * Files over 8 MiB are read in line-aligned 1 MiB windows (memory stays flat), except in
- * multiline mode, where a match may span windows.
+ * Files bigger than the 1 MiB read buffer are searched in line-aligned windows of
+ * spec.windowBytes (memory stays flat), except in multiline mode, where a match may span windows.
  */
 
 /** What a worker searches for; sent once per job. */
@@ -26,7 +26,7 @@ export interface WorkerSpec {
   /** Content mode: lines are sent only for the files a PagePrefix of this end wants (Infinity: all). */
   readonly pageEnd: number;
   readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
-  readonly bigFileBytes: number;
+  /** Files bigger than the worker's read buffer are searched in line-aligned windows of about this size, outside multiline mode. */
   readonly windowBytes: number;
   /** What invalid UTF-8 is decoded to (rustRegex.ts INVALID_UTF8_TEXT: the translated regex matches neither). */
   readonly invalidUtf8: { readonly continuation: string; readonly other: string };
@@ -414,104 +414,167 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     return n;
   };
 
-  /** A big file in line-aligned windows; context lines may cross window borders. */
-  const searchWindows = (j: Job, path: string, fd: number, size: number): WorkerFileResult | undefined => {
-    const { before, after, mode, windowBytes } = j.spec;
-    const head = Buffer.alloc(Math.min(3, size));
-    fs.readSync(fd, head, 0, head.length, 0);
-    if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
-      // UTF-16 cannot be split on bytes; read it whole.
-      const buf = fs.readFileSync(fd);
-      const text = decodeWhole(buf, j);
+  /** Where forEachPiece starts: the bytes from..end of the read buffer, then the file from `position` unless at its end. */
+  interface PieceStart {
+    readonly from: number;
+    readonly end: number;
+    readonly position: number;
+    readonly eof: boolean;
+  }
+
+  /**
+   * Calls `visit` with a file's bytes in line-aligned pieces of about `windowBytes` (more for a
+   * longer line; the last piece may lack its newline), read through the worker's reused buffer.
+   * A line longer than the buffer gets a bigger buffer for this file only. Stops early (false)
+   * when visit returns false or the search is cancelled.
+   */
+  const forEachPiece = (j: Job, fd: number, start: PieceStart, visit: (piece: Buffer) => boolean): boolean => {
+    const windowBytes = j.spec.windowBytes;
+    let buf = readBuffer;
+    let { from, end, position, eof } = start;
+    let needMore = false;
+    for (;;) {
+      if (Atomics.load(j.cancel, 0) !== 0) return false;
+      if (!eof && (needMore || end - from < windowBytes)) {
+        if (from > 0) {
+          buf.copyWithin(0, from, end);
+          end -= from;
+          from = 0;
+        }
+        if (end === buf.length) {
+          const bigger = Buffer.allocUnsafe(buf.length * 2);
+          buf.copy(bigger, 0, 0, end);
+          buf = bigger;
+        }
+        while (end < buf.length) {
+          const n = fs.readSync(fd, buf, end, buf.length - end, position);
+          if (n === 0) {
+            eof = true;
+            break;
+          }
+          end += n;
+          position += n;
+        }
+        needMore = false;
+      }
+      if (from >= end) return true;
+      let cut: number;
+      if (eof && end - from <= windowBytes) cut = end;
+      else {
+        const valid = buf.subarray(0, end);
+        const last = valid.lastIndexOf(10, Math.min(end, from + windowBytes) - 1);
+        const next = last >= from ? last : valid.indexOf(10, from + windowBytes);
+        if (next !== -1) cut = next + 1;
+        else if (eof) cut = end;
+        else {
+          needMore = true;
+          continue;
+        }
+      }
+      if (!visit(buf.subarray(from, cut))) return false;
+      from = cut;
+    }
+  };
+
+  /**
+   * A file bigger than the read buffer (its first bytes are in it), outside multiline mode: in
+   * line-aligned windows, so what is decoded at a time stays small (a whole big file decoded
+   * would be one string of megabytes, live across young collections and so promoted: the
+   * worker's heap grew by the big files it searched). A first pass only looks for a NUL and for
+   * the prefilter's literals, so a binary file or one without candidates costs no decoding nor
+   * line counting; only then the search, with context lines across window borders.
+   */
+  const searchWindows = (j: Job, path: string, fd: number, filled: number): WorkerFileResult | undefined => {
+    const { before, after, mode } = j.spec;
+    const whole = filled < readBuffer.length;
+    if ((readBuffer[0] === 0xff && readBuffer[1] === 0xfe) || (readBuffer[0] === 0xfe && readBuffer[1] === 0xff)) {
+      // UTF-16 cannot be split on bytes; it is searched whole.
+      const text = decodeWhole(whole ? readBuffer.subarray(0, filled) : fs.readFileSync(fd), j);
       return text === undefined ? undefined : searchText(j, path, text);
     }
-    let position = head.length === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-    let carry: Buffer = Buffer.alloc(0);
+    let candidate = false;
+    // To its end even after a candidate: a NUL anywhere makes the file binary, also after a match.
+    const text = forEachPiece(j, fd, { from: 0, end: filled, position: filled, eof: whole }, (piece) => {
+      if (piece.indexOf(0) !== -1) return false;
+      candidate ||= prefilter(j, piece);
+      return true;
+    });
+    if (!text || !candidate) return undefined;
+    const bom = readBuffer[0] === 0xef && readBuffer[1] === 0xbb && readBuffer[2] === 0xbf ? 3 : 0;
     let lineBase = 0; // lines before the current chunk
     let count = 0;
     let matched = false;
+    let stoppedEarly = false;
     const lines = new Map<number, WorkerLine>();
     let tail: Array<[number, string]> = []; // the last `before` lines before the current chunk
     let pendingAfter = 0; // context lines still owed from the start of the next chunk
-    const chunk = Buffer.allocUnsafe(windowBytes);
-    for (;;) {
-      if (Atomics.load(j.cancel, 0) !== 0) return undefined;
-      const read = position < size ? fs.readSync(fd, chunk, 0, chunk.length, position) : 0;
-      position += read;
-      const atEnd = read === 0 || position >= size;
-      let data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk.subarray(0, read);
-      if (!atEnd) {
-        const lastNewline = data.lastIndexOf(10);
-        if (lastNewline === -1) {
-          carry = Buffer.from(data);
-          continue;
-        }
-        carry = Buffer.from(data.subarray(lastNewline + 1));
-        data = data.subarray(0, lastNewline + 1);
-      } else {
-        carry = Buffer.alloc(0);
+    // The second pass reads the file again unless it is all in the buffer (the first pass may have moved on).
+    const finished = forEachPiece(j, fd, whole ? { from: bom, end: filled, position: filled, eof: true } : { from: 0, end: 0, position: bom, eof: false }, (data) => {
+      if (data.indexOf(0) !== -1) {
+        matched = false;
+        return false;
       }
-      if (data.length > 0) {
-        if (data.indexOf(0) !== -1) return undefined;
-        const newlines = countNewlines(data);
-        const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
-        const candidate = prefilter(j, data);
-        if (candidate || pendingAfter > 0) {
-          const text = decodeUtf8(j, data, 0, data.length);
-          const found: TextMatches = candidate ? matchLines(j, text) : { count: 0, lines: [] };
-          if (found.count > 0) {
-            matched = true;
-            count += found.count;
-            if (mode === 'files_with_matches') return { path, count: 1 };
+      const newlines = countNewlines(data);
+      const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
+      const isCandidate = prefilter(j, data);
+      if (isCandidate || pendingAfter > 0) {
+        const text = decodeUtf8(j, data, 0, data.length);
+        const found: TextMatches = isCandidate ? matchLines(j, text) : { count: 0, lines: [] };
+        if (found.count > 0) {
+          matched = true;
+          count += found.count;
+          if (mode === 'files_with_matches') {
+            stoppedEarly = true;
+            return false;
           }
-          if (mode === 'content') {
-            const { starts } = lineIndex(text);
-            const put = (k: number, match: number): void => {
-              const n = lineBase + k;
-              const existing = lines.get(n);
-              if (existing && (existing[2] === 1 || match === 0)) return;
-              const [t, c] = cutLine(lineAt(text, starts, k), j.spec.maxLineChars);
-              lines.set(n, [n, t, match, c]);
-            };
-            for (let k = 1; k <= Math.min(pendingAfter, linesInChunk); k++) put(k, 0);
-            pendingAfter = Math.max(0, pendingAfter - linesInChunk);
-            for (const [k] of found.lines) {
-              for (const [n, raw] of tail) {
-                if (n >= lineBase + k - before && !lines.has(n)) {
-                  const [t, c] = cutLine(raw, j.spec.maxLineChars);
-                  lines.set(n, [n, t, 0, c]);
-                }
+        }
+        if (mode === 'content') {
+          const { starts } = lineIndex(text);
+          const put = (k: number, match: number): void => {
+            const n = lineBase + k;
+            const existing = lines.get(n);
+            if (existing && (existing[2] === 1 || match === 0)) return;
+            const [t, c] = cutLine(lineAt(text, starts, k), j.spec.maxLineChars);
+            lines.set(n, [n, t, match, c]);
+          };
+          for (let k = 1; k <= Math.min(pendingAfter, linesInChunk); k++) put(k, 0);
+          pendingAfter = Math.max(0, pendingAfter - linesInChunk);
+          for (const [k] of found.lines) {
+            for (const [n, raw] of tail) {
+              if (n >= lineBase + k - before && !lines.has(n)) {
+                const [t, c] = cutLine(raw, j.spec.maxLineChars);
+                lines.set(n, [n, t, 0, c]);
               }
-              for (let b = Math.max(1, k - before); b < k; b++) put(b, 0);
-              put(k, 1);
-              for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) put(a, 0);
-              pendingAfter = Math.max(pendingAfter, k + after - linesInChunk);
             }
+            for (let b = Math.max(1, k - before); b < k; b++) put(b, 0);
+            put(k, 1);
+            for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) put(a, 0);
+            pendingAfter = Math.max(pendingAfter, k + after - linesInChunk);
           }
         }
-        if (mode === 'content' && before > 0) {
-          // Keep the last `before` lines for the next chunk's before-context.
-          let startOfTail = data.length;
-          let taken = 0;
-          const end = data[data.length - 1] === 10 ? data.length - 1 : data.length;
-          let cursor = end;
-          while (taken < before && cursor > 0) {
-            const nl = data.lastIndexOf(10, cursor - 1);
-            startOfTail = nl + 1;
-            cursor = nl;
-            taken++;
-            if (nl === -1) break;
-          }
-          const tailText = decodeUtf8(j, data, startOfTail, end);
-          const tailLines = tailText.split('\n');
-          const fresh = tailLines.map((t, i) => [lineBase + linesInChunk - tailLines.length + 1 + i, t] as [number, string]);
-          tail = [...tail, ...fresh].slice(-before);
-        }
-        lineBase += linesInChunk;
       }
-      if (atEnd) break;
-    }
-    if (!matched) return undefined;
+      if (mode === 'content' && before > 0) {
+        // Keep the last `before` lines for the next chunk's before-context.
+        let startOfTail = data.length;
+        let taken = 0;
+        const end = data[data.length - 1] === 10 ? data.length - 1 : data.length;
+        let cursor = end;
+        while (taken < before && cursor > 0) {
+          const nl = data.lastIndexOf(10, cursor - 1);
+          startOfTail = nl + 1;
+          cursor = nl;
+          taken++;
+          if (nl === -1) break;
+        }
+        const tailText = decodeUtf8(j, data, startOfTail, end);
+        const tailLines = tailText.split('\n');
+        const fresh = tailLines.map((t, i) => [lineBase + linesInChunk - tailLines.length + 1 + i, t] as [number, string]);
+        tail = [...tail, ...fresh].slice(-before);
+      }
+      lineBase += linesInChunk;
+      return true;
+    });
+    if (!matched || (!finished && !stoppedEarly)) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
     return withLines(j, path, ordered.filter((l) => l[2] === 1).length, () => packLines(ordered));
@@ -555,9 +618,10 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     }
     try {
       const filled = readInto(fd, readBuffer);
+      // A match may span windows in multiline mode: the file is searched whole.
+      if (!j.spec.multiline && filled > j.spec.windowBytes) return searchWindows(j, path, fd, filled);
       if (filled < readBuffer.length) return searchBytes(j, path, readBuffer.subarray(0, filled));
       const size = fs.fstatSync(fd).size;
-      if (size > j.spec.bigFileBytes && !j.spec.multiline) return searchWindows(j, path, fd, size);
       const whole = Buffer.allocUnsafe(Math.max(size, readBuffer.length));
       return searchBytes(j, path, whole.subarray(0, readInto(fd, whole)));
     } catch {
