@@ -14,7 +14,7 @@ import { INVALID_UTF8_TEXT, requiredLiterals, toJsRegex, UnsupportedRegexError }
 export const BATCH_FILES = 128;
 const MAX_BATCHES_PER_WORKER = 2;
 const WALK_CONCURRENCY = 8;
-/** At most the worker's 1 MiB read buffer. */
+/** Windows of the builtin worker (it takes at most half its 1 MiB read buffer). */
 export const WINDOW_BYTES = 64 * 1024;
 const IDLE_WORKER_MS = 30_000;
 const WORKER_YOUNG_GENERATION_MB = 4;

@@ -429,7 +429,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
    * when visit returns false or the search is cancelled.
    */
   const forEachPiece = (j: Job, fd: number, start: PieceStart, visit: (piece: Buffer) => boolean): boolean => {
-    const windowBytes = j.spec.windowBytes;
+    // Below the buffer size, so a refill always leaves room for a window (a bigger one would grow the buffer forever).
+    const windowBytes = Math.min(j.spec.windowBytes, readBuffer.length / 2);
     let buf = readBuffer;
     let { from, end, position, eof } = start;
     let needMore = false;
