@@ -581,10 +581,12 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
 
   test('a line longer than the read buffer, a byte-order mark, UTF-16 and a late NUL in big files: both engines agree', async () => {
     const longLine = 'x'.repeat(2_500_000) + ' needle at the end';
-    const bomText = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i % 4_999 === 0 ? `needle ${i}` : `line ${i}`)).join('\n') + '\n')]);
+    // Over the 1 MiB read buffer, so the mark is read again after the first pass.
+    const bomText = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i % 4_999 === 0 ? `needle ${i}` : `line ${i}`.padEnd(60, '.'))).join('\n') + '\n')]);
+    const smallBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle small\n' + 'x'.repeat(100_000) + '\n')]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i === 7_777 ? 'needle é' : `ligne ${i} é`)).join('\n') + '\n', 'utf16le')]);
     const lateNul = Buffer.concat([Buffer.from('needle first\n'), Buffer.alloc(3_000_000, 'filler line\n'), Buffer.from([0]), Buffer.from('\n')]);
-    writeFiles(fx.dir, { 'long.txt': `needle before\n${longLine}\nneedle after\n`, 'bom.txt': bomText, 'utf16.txt': utf16, 'late-nul.txt': lateNul });
+    writeFiles(fx.dir, { 'long.txt': `needle before\n${longLine}\nneedle after\n`, 'bom.txt': bomText, 'small-bom.txt': smallBom, 'utf16.txt': utf16, 'late-nul.txt': lateNul });
     const outputs: string[][] = [];
     for (const engine of ENGINES) {
       fx.open({ config: { grep: { engine } } });
@@ -597,8 +599,9 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     }
     expect(outputs[1]).toEqual(outputs[0]);
     const [content, counts] = outputs[0]!;
-    expect(counts!.split('\n').sort()).toEqual(['Found 9 occurrences in 3 files.', 'bom.txt:5', 'long.txt:3', 'utf16.txt:1'].sort());
+    expect(counts!.split('\n').sort()).toEqual(['Found 10 occurrences in 4 files.', 'bom.txt:5', 'long.txt:3', 'small-bom.txt:1', 'utf16.txt:1'].sort());
     const rows = content!.split('\n');
+    expect(rows.filter((r) => r.startsWith('small-bom.txt:'))).toEqual(['small-bom.txt:1:needle small']);
     expect(rows.filter((r) => r.startsWith('long.txt')).map((r) => r.slice(0, 40))).toEqual(['long.txt:1:needle before', `long.txt:2:${'x'.repeat(29)}`, 'long.txt:3:needle after']);
     expect(rows.filter((r) => r.startsWith('bom.txt:'))).toEqual(['bom.txt:1:needle 0', 'bom.txt:5000:needle 4999', 'bom.txt:9999:needle 9998', 'bom.txt:14998:needle 14997', 'bom.txt:19997:needle 19996']);
     expect(rows.filter((r) => r.startsWith('utf16.txt'))).toEqual(['utf16.txt-7777-ligne 7776 é', 'utf16.txt:7778:needle é', 'utf16.txt-7779-ligne 7778 é']);

@@ -493,15 +493,16 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
       const text = decodeWhole(whole ? readBuffer.subarray(0, filled) : fs.readFileSync(fd), j);
       return text === undefined ? undefined : searchText(j, path, text);
     }
+    // Before the first pass, which refills the buffer when the file is bigger.
+    const bom = readBuffer[0] === 0xef && readBuffer[1] === 0xbb && readBuffer[2] === 0xbf ? 3 : 0;
     let candidate = false;
     // To its end even after a candidate: a NUL anywhere makes the file binary, also after a match.
-    const text = forEachPiece(j, fd, { from: 0, end: filled, position: filled, eof: whole }, (piece) => {
+    const isText = forEachPiece(j, fd, { from: 0, end: filled, position: filled, eof: whole }, (piece) => {
       if (piece.indexOf(0) !== -1) return false;
       candidate ||= prefilter(j, piece);
       return true;
     });
-    if (!text || !candidate) return undefined;
-    const bom = readBuffer[0] === 0xef && readBuffer[1] === 0xbb && readBuffer[2] === 0xbf ? 3 : 0;
+    if (!isText || !candidate) return undefined;
     let lineBase = 0; // lines before the current chunk
     let count = 0;
     let matched = false;
