@@ -563,9 +563,9 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
     ]);
   });
 
-  test('files around the 1 MiB read buffer (read to their end without a stat first) are searched whole', async () => {
+  test('files around the 1 MiB read buffer (read to their end without a stat first) are searched to their last byte', async () => {
     // The builtin engine reads a file into its 1 MiB buffer until the file ends; one that fills
-    // it is stat-ed and read again whole. The match is the last bytes (no final newline): any byte left unread loses it.
+    // it is read on in windows. The match is the last bytes (no final newline): any byte left unread loses it.
     const MiB = 1024 * 1024;
     const body = (size: number): string => `${'x'.repeat(99)}\n`.repeat(Math.ceil(size / 100)).slice(0, size - '\nneedle!'.length) + '\nneedle!';
     writeFiles(fx.dir, { 'under.txt': body(MiB - 1), 'exact.txt': body(MiB), 'over.txt': body(MiB + 1), 'empty.txt': '', 'tiny.txt': 'needle!' });
@@ -581,7 +581,7 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
 
   test('a line longer than the read buffer, a byte-order mark, UTF-16 and a late NUL in big files: both engines agree', async () => {
     const longLine = 'x'.repeat(2_500_000) + ' needle at the end';
-    // Over the 1 MiB read buffer, so the mark is read again after the first pass.
+    // Over the 1 MiB read buffer, so its first pass refills the buffer before the second looks at the mark.
     const bomText = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i % 4_999 === 0 ? `needle ${i}` : `line ${i}`.padEnd(60, '.'))).join('\n') + '\n')]);
     const smallBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle small\n' + 'x'.repeat(100_000) + '\n')]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i === 7_777 ? 'needle é' : `ligne ${i} é`)).join('\n') + '\n', 'utf16le')]);
