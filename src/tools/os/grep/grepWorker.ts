@@ -512,10 +512,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     let pendingAfter = 0; // context lines still owed from the start of the next chunk
     // The second pass reads the file again unless it is all in the buffer (the first pass may have moved on).
     const finished = forEachPiece(j, fd, whole ? { from: bom, end: filled, position: filled, eof: true } : { from: 0, end: 0, position: bom, eof: false }, (data) => {
-      if (data.indexOf(0) !== -1) {
-        matched = false;
-        return false;
-      }
+      // Again: a file read twice may have changed between the passes.
+      if (data.indexOf(0) !== -1) return false;
       const newlines = countNewlines(data);
       const linesInChunk = newlines + (data[data.length - 1] === 10 ? 0 : 1);
       const isCandidate = prefilter(j, data);
