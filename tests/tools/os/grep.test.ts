@@ -515,6 +515,46 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       ]);
     });
 
+    test('a file with more matching lines than a page can show keeps only those it can: its count is exact and no cap is hit', async () => {
+      await fx.app.dispose();
+      // 5,000 matching lines are about 60 KB of lines, far past this cap: kept whole, they would stop the search.
+      open({ grep: { maxOutputBytes: 2000 } });
+      writeFiles(fx.dir, { 'many.txt': Array.from({ length: 5000 }, (_, i) => `needle ${i + 1}`).join('\n') + '\n', 'z.txt': 'needle z\n' });
+      // Line 4 is a match past the page, shown as the context of line 3.
+      expect((await grep({ pattern: 'needle', output_mode: 'content', head_limit: 3, '-A': 1 })).split('\n')).toEqual([
+        'many.txt:1:needle 1',
+        'many.txt:2:needle 2',
+        'many.txt:3:needle 3',
+        'many.txt-4-needle 4',
+        'Showing matching lines 1-3 of 5,001 in 2 files. Use offset=3 to see more.',
+      ]);
+      expect((await grep({ pattern: 'needle', output_mode: 'content', offset: 2, head_limit: 2, '-B': 1 })).split('\n')).toEqual([
+        'many.txt-2-needle 2',
+        'many.txt:3:needle 3',
+        'many.txt:4:needle 4',
+        'Showing matching lines 3-4 of 5,001 in 2 files. Use offset=4 to see more.',
+      ]);
+    });
+
+    test('with head_limit 0, a file keeps lines up to the cap on collected output, and the search stops there', async () => {
+      await fx.app.dispose();
+      open({ grep: { maxOutputBytes: 2000 } });
+      writeFiles(fx.dir, { 'many.txt': Array.from({ length: 5000 }, (_, i) => `needle ${i + 1}`).join('\n') + '\n' });
+      const rows = (await grep({ pattern: 'needle', output_mode: 'content', head_limit: 0 })).split('\n');
+      // Lines are kept while their text is under 2,000 characters: 9 of 8, 90 of 9 and 112 of 10.
+      expect(rows).toEqual([
+        'Grep stopped after collecting 2.0 KB of matches; the results below are partial and the totals are lower bounds. Narrow the pattern or path, or use output_mode "files_with_matches" or "count_matches".',
+        ...Array.from({ length: 211 }, (_, i) => `many.txt:${i + 1}:needle ${i + 1}`),
+      ]);
+    });
+
+    test('head_limit 0 shows a file of 200,000 matching lines whole (more rows than a call takes arguments)', async () => {
+      writeFiles(fx.dir, { 'x.txt': 'x\n'.repeat(200_000) });
+      const rows = (await grep({ pattern: 'x', output_mode: 'content', head_limit: 0 })).split('\n');
+      expect(rows).toHaveLength(200_000);
+      expect([rows[0], rows[199_999]]).toEqual(['x.txt:1:x', 'x.txt:200000:x']);
+    });
+
     test('concurrent calls get their own results', async () => {
       writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `alpha ${i}\nbeta ${i}\n`])));
       const [alpha, beta] = await Promise.all([

@@ -31,6 +31,7 @@ function spec(mode: WorkerSpec['mode'], pageEnd: number): WorkerSpec {
     after: 0,
     maxLineChars: 500,
     pageEnd,
+    maxKeptChars: 10 * 1024 * 1024,
     prefilter: requiredLiterals(regex),
     windowBytes: WINDOW_BYTES,
     invalidUtf8: INVALID_UTF8_TEXT,
@@ -50,6 +51,19 @@ async function search(jobSpec: WorkerSpec, batches: string[][]): Promise<Array<A
     answers.push((await answer).files.map((f) => [nodePath.basename(f.path), f.count, f.lines !== undefined]));
   }
   return answers;
+}
+
+/** One file searched in content mode: its count and its kept lines as [number, text, flags (1 match, 2 cut)]. */
+async function keptLines(jobSpec: WorkerSpec, name: string): Promise<{ count: number; lines: Array<[number, string, number]> }> {
+  const answer = new Promise<WorkerResponse>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  worker.postMessage({ type: 'job', jobId: 1, spec: jobSpec, cancel: new SharedArrayBuffer(4) });
+  worker.postMessage({ type: 'batch', jobId: 1, batchId: 1, paths: [nodePath.join(dir, name)] });
+  const [file] = (await answer).files;
+  const texts = file!.lines!.text.split('\n');
+  return { count: file!.count, lines: texts.map((text, i) => [file!.lines!.marks[2 * i]!, text, file!.lines!.marks[2 * i + 1]!]) };
 }
 
 describe('the Grep worker in content mode', () => {
@@ -79,6 +93,58 @@ describe('the Grep worker in content mode', () => {
         ['c.txt', 1, true],
       ],
     ]);
+  });
+
+  // Every third line matches (1, 4, 7, …); 30 lines are read whole, 30,000 (390 KB) in windows
+  // within the read buffer, 120,000 (1.6 MB) in windows read twice.
+  test.each([30, 30_000, 120_000])('a file of %i lines keeps the lines of only its first page-end matches, with their context, and counts them all', async (total) => {
+    const lines = Array.from({ length: total }, (_, i) => (i % 3 === 0 ? `needle ${String(i + 1).padStart(6, '0')}` : `filler ${String(i + 1).padStart(6, '0')}`));
+    writeFiles(dir, { 'f.txt': lines.join('\n') + '\n' });
+    const matches = Math.ceil(total / 3);
+    // Matches 1 and 4 are kept, with one line of context each side; line 6 is the context of match 7, which no page of 2 shows.
+    expect(await keptLines({ ...spec('content', 2), before: 1, after: 1 }, 'f.txt')).toEqual({
+      count: matches,
+      lines: [
+        [1, 'needle 000001', 1],
+        [2, 'filler 000002', 0],
+        [3, 'filler 000003', 0],
+        [4, 'needle 000004', 1],
+        [5, 'filler 000005', 0],
+      ],
+    });
+    // A match in the context of the last kept one is kept as a match (the page shows it as context).
+    expect(await keptLines({ ...spec('content', 1), after: 3 }, 'f.txt')).toEqual({
+      count: matches,
+      lines: [
+        [1, 'needle 000001', 1],
+        [2, 'filler 000002', 0],
+        [3, 'filler 000003', 0],
+        [4, 'needle 000004', 1],
+      ],
+    });
+    // With no page end, lines are kept until they reach the character budget (the collector's).
+    expect(await keptLines({ ...spec('content', Infinity), maxKeptChars: 30 }, 'f.txt')).toEqual({
+      count: matches,
+      lines: [
+        [1, 'needle 000001', 1],
+        [4, 'needle 000004', 1],
+        [7, 'needle 000007', 1],
+      ],
+    });
+  });
+
+  test('in multiline mode too, only the lines of the first page-end matches are kept', async () => {
+    writeFiles(dir, { 'm.txt': Array.from({ length: 300 }, (_, i) => `needle ${i + 1}\nend ${i + 1}`).join('\n') + '\n' });
+    const regex = parseRustRegex('needle \\d+\\nend', { caseInsensitive: false, multiline: true });
+    const js = toJsRegex(regex);
+    const multiline = { ...spec('content', 2), source: js.source, flags: js.flags, multiline: true, prefilter: requiredLiterals(regex) };
+    expect(await keptLines(multiline, 'm.txt')).toEqual({
+      count: 600,
+      lines: [
+        [1, 'needle 1', 1],
+        [2, 'end 1', 1],
+      ],
+    });
   });
 
   test('a big file is searched in windows: its text is never decoded whole (which an 8 MiB heap could not hold)', async () => {

@@ -217,6 +217,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       after: search.after,
       maxLineChars: search.maxLineChars,
       pageEnd: limits.pageEnd,
+      maxKeptChars: limits.maxOutputBytes,
       prefilter: requiredLiterals(search.regex),
       windowBytes: WINDOW_BYTES,
       invalidUtf8: INVALID_UTF8_TEXT,

@@ -113,18 +113,22 @@ export function renderGrep(p: GrepPresentation): ToolResult {
         index += file.count;
         continue;
       }
+      // An engine keeps the lines of only the first matches of a file (those a page can show); its count has them all.
+      const first = index;
       const selected = new Set<number>();
       for (const line of file.lines ?? []) {
         if (!line.match) continue;
         if (index >= p.offset && index < last) selected.add(line.n);
         index++;
       }
-      if (selected.size > 0) groups.push(...contentRows(file, selected, p.before, p.after, p.show(file.path), p.lineNumbers));
+      index = first + file.count;
+      if (selected.size > 0) for (const group of contentRows(file, selected, p.before, p.after, p.show(file.path), p.lineNumbers)) groups.push(group);
     }
     const context = p.before > 0 || p.after > 0;
+    // Loops, not push(...rows): a file can bring more rows than a call may take arguments.
     groups.forEach((group, i) => {
       if (context && i > 0) out.push('--');
-      out.push(...group);
+      for (const row of group) out.push(row);
     });
     const line = pageLine(total, ['matching line', 'matching lines'], ` in ${plural(p.files.length, 'file', 'files')}`);
     if (line) out.push(line);

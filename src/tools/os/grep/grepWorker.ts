@@ -23,8 +23,17 @@ export interface WorkerSpec {
   readonly before: number;
   readonly after: number;
   readonly maxLineChars: number;
-  /** Content mode: lines are sent only for the files a PagePrefix of this end wants (Infinity: all). */
+  /**
+   * Content mode: lines are sent only for the files a PagePrefix of this end wants (Infinity:
+   * all), and a file keeps the lines of at most its first `pageEnd` matching lines (no page can
+   * show a later one); it still counts them all.
+   */
   readonly pageEnd: number;
+  /**
+   * Content mode: a file stops keeping lines once it holds about this many characters of them
+   * (the collector's budget: more would only fill it); it still counts them all.
+   */
+  readonly maxKeptChars: number;
   readonly prefilter: { readonly sets: readonly (readonly string[])[]; readonly caseInsensitive: boolean };
   /** Files bigger than the worker's read buffer are searched in line-aligned windows of about this size, outside multiline mode. */
   readonly windowBytes: number;
@@ -349,26 +358,44 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     return result;
   };
 
-  /** Content lines (matches and context) of a whole text. */
+  /**
+   * Content lines (matches and context) of a whole text: around its first matches, as many as
+   * mayKeep allows (the lines of later matches are never shown; they are counted by the caller).
+   */
   const contentLines = (j: Job, text: string, found: TextMatches, lineBase: number): WorkerLine[] => {
     const { before, after, maxLineChars } = j.spec;
     const needIndex = before > 0 || after > 0 || found.lines.some(([, t]) => t === undefined);
     const index = needIndex ? lineIndex(text) : undefined;
-    const matchSet = new Set(found.lines.map(([n]) => n));
+    const known = new Map(found.lines.filter(([, t]) => t !== undefined) as Array<[number, string]>);
+    const lengthOf = (k: number): number => {
+      const line = known.get(k);
+      if (line !== undefined) return line.length;
+      const starts = index!.starts;
+      return (k < starts.length ? starts[k]! - 1 : text.length) - starts[k - 1]!;
+    };
     const wanted = new Set<number>();
+    let keptMatches = 0;
+    let chars = 0;
     for (const [n] of found.lines) {
+      if (!mayKeep(j, keptMatches, chars)) break;
+      keptMatches++;
       for (let k = Math.max(1, n - before); k <= n + after; k++) {
         if (index && k > index.lineCount) break;
+        if (wanted.has(k)) continue;
         wanted.add(k);
+        chars += Math.min(maxLineChars, lengthOf(k));
       }
     }
-    const known = new Map(found.lines.filter(([, t]) => t !== undefined) as Array<[number, string]>);
+    // found.lines is ascending: one pass tells the matches among the wanted lines.
+    let next = 0;
     return [...wanted]
       .sort((a, b) => a - b)
       .map((k) => {
+        while (next < found.lines.length && found.lines[next]![0] < k) next++;
+        const isMatch = next < found.lines.length && found.lines[next]![0] === k;
         const raw = known.get(k) ?? lineAt(text, index!.starts, k);
         const [cut, wasCut] = cutLine(raw, maxLineChars);
-        return [k + lineBase, cut, matchSet.has(k) ? 1 : 0, wasCut];
+        return [k + lineBase, cut, isMatch ? 1 : 0, wasCut];
       });
   };
 
@@ -399,6 +426,9 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     j.page.add(path, count);
     return { path, count, lines: pack() };
   };
+
+  /** Content mode: whether a file holding `matches` matching lines and `chars` characters of lines may keep one more match. */
+  const mayKeep = (j: Job, matches: number, chars: number): boolean => matches < j.spec.pageEnd && chars < j.spec.maxKeptChars;
 
   const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
     const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
@@ -510,6 +540,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     const lines = new Map<number, WorkerLine>();
     let tail: Array<[number, string]> = []; // the last `before` lines before the current chunk
     let pendingAfter = 0; // context lines still owed from the start of the next chunk
+    let keptMatches = 0;
+    let keptChars = 0;
     // The second pass reads the file again unless it is all in the buffer (the first pass may have moved on).
     const finished = forEachPiece(j, fd, whole ? { from: bom, end: filled, position: filled, eof: true } : { from: 0, end: 0, position: bom, eof: false }, (data) => {
       // Again: a file read twice may have changed between the passes.
@@ -530,25 +562,33 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
         }
         if (mode === 'content') {
           const { starts } = lineIndex(text);
+          // A context line can be a match whose own lines are past what mayKeep allows: it still shows as one.
+          const isMatch = new Set(found.lines.map(([k]) => k));
           const put = (k: number, match: number): void => {
             const n = lineBase + k;
             const existing = lines.get(n);
             if (existing && (existing[2] === 1 || match === 0)) return;
             const [t, c] = cutLine(lineAt(text, starts, k), j.spec.maxLineChars);
+            if (!existing) keptChars += t.length;
+            if (match === 1) keptMatches++;
             lines.set(n, [n, t, match, c]);
           };
-          for (let k = 1; k <= Math.min(pendingAfter, linesInChunk); k++) put(k, 0);
+          const context = (k: number): void => put(k, isMatch.has(k) ? 1 : 0);
+          for (let k = 1; k <= Math.min(pendingAfter, linesInChunk); k++) context(k);
           pendingAfter = Math.max(0, pendingAfter - linesInChunk);
           for (const [k] of found.lines) {
+            // Later matches are counted (count, above) but their lines are not kept: no page shows them.
+            if (!mayKeep(j, keptMatches, keptChars)) break;
             for (const [n, raw] of tail) {
               if (n >= lineBase + k - before && !lines.has(n)) {
                 const [t, c] = cutLine(raw, j.spec.maxLineChars);
+                keptChars += t.length;
                 lines.set(n, [n, t, 0, c]);
               }
             }
             for (let b = Math.max(1, k - before); b < k; b++) put(b, 0);
             put(k, 1);
-            for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) put(a, 0);
+            for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) context(a);
             pendingAfter = Math.max(pendingAfter, k + after - linesInChunk);
           }
         }
@@ -577,7 +617,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     if (!matched || (!finished && !stoppedEarly)) return undefined;
     if (mode !== 'content') return { path, count };
     const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
-    return withLines(j, path, ordered.filter((l) => l[2] === 1).length, () => packLines(ordered));
+    // In content mode `count` is of matching lines (matchLines counts each line once).
+    return withLines(j, path, count, () => packLines(ordered));
   };
 
   /**

@@ -76,6 +76,23 @@ interface PendingFile {
   matches: number;
   /** Content mode: the file's record lines as rg printed them, in pieces. */
   parts: string[];
+  /** Content mode: characters of line text kept in `parts` (and the open run). */
+  kept: number;
+  keptMatches: number;
+  /** Content mode: the line number of the last match kept. */
+  lastKept: number;
+  /** Content mode: a match was left out (KeptLines): from there on only the after-context of the last kept match is kept. */
+  full: boolean;
+}
+
+/**
+ * Content mode: how much of one file's records the parser keeps. No page shows a match past the
+ * page end, and more characters than the collector's budget would only fill it; the matches
+ * after either are still counted.
+ */
+export interface KeptLines {
+  readonly pageEnd: number;
+  readonly maxChars: number;
 }
 
 /**
@@ -150,6 +167,7 @@ export class RipgrepOutputParser {
     private readonly search: GrepSearch,
     private readonly cwd: string,
     private readonly onFile: (file: GrepFileResult) => void,
+    private readonly keep: KeptLines = { pageEnd: Infinity, maxChars: Infinity },
   ) {}
 
   push(chunk: Buffer): void {
@@ -194,6 +212,23 @@ export class RipgrepOutputParser {
     }
   }
 
+  /**
+   * Whether a record of the current file is kept (KeptLines): every one until a match is past
+   * what the file may keep; after that, only the after-context of the last kept match (a match
+   * in it too, as context shown around that match). The builtin worker keeps the same lines.
+   */
+  private keeps(file: PendingFile, n: number, isMatch: boolean): boolean {
+    if (!file.full && isMatch) {
+      if (file.keptMatches < this.keep.pageEnd && file.kept < this.keep.maxChars) {
+        file.keptMatches++;
+        file.lastKept = n;
+        return true;
+      }
+      file.full = true;
+    }
+    return !file.full || n <= file.lastKept + this.search.after;
+  }
+
   /** The line data[start, end). */
   private line(data: string, start: number, end: number): void {
     const nul = data.indexOf('\0', start);
@@ -214,7 +249,7 @@ export class RipgrepOutputParser {
     if (!current || current.rel.length !== nul - start || !data.startsWith(current.rel, start)) {
       this.closeRun(data);
       this.commit();
-      this.current = { rel: data.slice(start, nul), count: 0, matches: 0, parts: [] };
+      this.current = { rel: data.slice(start, nul), count: 0, matches: 0, parts: [], kept: 0, keptMatches: 0, lastKept: 0, full: false };
     }
     const file = this.current!;
     if (this.search.mode !== 'content') {
@@ -223,10 +258,18 @@ export class RipgrepOutputParser {
     }
     // Count the match (`N:`) or context (`N-`) line, and keep the record in the open run.
     let i = nul + 1;
-    for (let c = data.charCodeAt(i); c >= 0x30 && c <= 0x39 && i < end; c = data.charCodeAt(++i));
-    if (data.charCodeAt(i) === 0x3a) file.matches++;
+    let n = 0;
+    for (let c = data.charCodeAt(i); c >= 0x30 && c <= 0x39 && i < end; c = data.charCodeAt(++i)) n = n * 10 + (c - 0x30);
+    const isMatch = data.charCodeAt(i) === 0x3a;
+    if (isMatch) file.matches++;
+    if (!this.keeps(file, n, isMatch)) {
+      this.closeRun(data);
+      return;
+    }
     if (this.runStart < 0) this.runStart = start;
     this.runEnd = end + 1;
+    // The line's text, as the builtin worker counts it.
+    file.kept += end - i - 1;
   }
 }
 
@@ -265,7 +308,10 @@ export class RipgrepEngine implements GrepEngine {
       // files_with_matches is sorted newest first: stat each file as rg reports it, while rg still
       // walks (a sync stat is microseconds; 27k of them after the search cost more than rg's -l).
       const mtimeOf = search.mode === 'files_with_matches' ? localSearchFs.local?.mtimeMs : undefined;
-      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { path: file.path, count: file.count, mtimeMs: mtimeOf(file.path) ?? 0 } : file));
+      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { path: file.path, count: file.count, mtimeMs: mtimeOf(file.path) ?? 0 } : file), {
+        pageEnd: limits.pageEnd,
+        maxChars: limits.maxOutputBytes,
+      });
       const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
       const onAbort = () => stop('aborted');
       limits.signal.addEventListener('abort', onAbort, { once: true });
