@@ -11,7 +11,8 @@ export type HostLibrary = Readonly<Record<string, () => object>>;
 /** Where the CLI reads and writes; tests pass their own. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
-  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** `writableLength`: bytes written and not yet taken by the reader (a pipe); progress events are left out while it is high. */
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly writableLength?: number };
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { CLI, runCliProcess, startCliProcess } from '../helpers/cliProcess';
+import { CLI, cliEnv, runCliProcess, startCliProcess } from '../helpers/cliProcess';
 import { waitFor } from '../helpers/async';
 import { catchesSignal, ESCAPE_ROUTES, isAlive, killQuietly, readPidFile } from '../helpers/processes';
 import { makeTempDir, removeDir, writeFiles } from '../helpers/tempDir';
@@ -217,6 +217,31 @@ test('a result Bash cut and saved itself carries outputPath in --json, like an o
   expect(result!.outputPath).toEqual(expect.any(String));
   expect(result!.output).toContain(`saved to ${result!.outputPath}`);
   expect(fs.readFileSync(result!.outputPath!, 'utf8')).toBe('x'.repeat(200_000));
+});
+
+test('--json progress does not pile up in memory: while stderr is not read, updates are left out and counted, and the result is whole', async () => {
+  const input = batch([{ id: 'loud', name: 'Bash', arguments: { command: "head -c 30000000 /dev/zero | tr '\\0' x" } }]);
+  const child = spawn(process.execPath, [CLI, 'run', '--json', '--yes'], { cwd: ws, env: cliEnv(), stdio: 'pipe' });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  child.stdin.end(input);
+  // Nobody reads stderr until the results are out: 30 MB of progress cannot reach the pipe.
+  await waitFor(() => stdout.endsWith(']}\n'), { timeoutMs: 60_000, what: 'the results on stdout' });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  await closed;
+  const events = stderr
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { event: string; update?: { text: string }; progressSkipped?: number; outcome?: string });
+  const shown = events.reduce((n, e) => n + (e.update?.text.length ?? 0), 0);
+  const skipped = events.reduce((n, e) => n + (e.progressSkipped ?? 0), 0);
+  expect(shown).toBeLessThan(5_000_000);
+  expect(skipped).toBeGreaterThan(0);
+  expect(events[events.length - 1]).toMatchObject({ event: 'finished', toolCallId: 'loud', outcome: 'executed' });
+  const [result] = (JSON.parse(stdout) as { results: Array<{ outputPath?: string }> }).results;
+  expect(fs.statSync(result!.outputPath!).size).toBe(30_000_000);
 });
 
 test('a call with an empty tool name or arguments of the wrong type gets its own rejected result; the others run', async () => {

@@ -30,6 +30,9 @@ const CallSchema = z.strictObject({
 });
 const BatchSchema = z.array(CallSchema);
 
+/** Unread bytes of stderr (a pipe) past which `--json` progress events are left out. */
+const PROGRESS_BACKLOG_BYTES = 1024 * 1024;
+
 /** The most a batch may be, from a file or stdin: a JSON array of calls, not a stream without end. */
 export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
 
@@ -219,14 +222,29 @@ export function runCommand(io: CliIo): Command {
         running.set(e.toolCallId, e.description ?? e.name);
         drawProgress();
       });
+      // Progress is advisory and can be as big as a command's whole output: while stderr's reader
+      // lags, updates are left out (and counted) rather than queued in memory without bound.
+      const progressSkipped = new Map<string, number>();
+      const takeSkipped = (id: string): { progressSkipped?: number } => {
+        const count = progressSkipped.get(id);
+        progressSkipped.delete(id);
+        return count ? { progressSkipped: count } : {};
+      };
       executor.onToolProgress((e) => {
-        if (flags.json) io.stderr.write(JSON.stringify({ event: 'progress', toolCallId: e.toolCallId, name: e.name, update: e.update }) + '\n');
+        if (!flags.json) return;
+        if ((io.stderr.writableLength ?? 0) > PROGRESS_BACKLOG_BYTES) {
+          progressSkipped.set(e.toolCallId, (progressSkipped.get(e.toolCallId) ?? 0) + 1);
+          return;
+        }
+        io.stderr.write(JSON.stringify({ event: 'progress', toolCallId: e.toolCallId, name: e.name, update: e.update, ...takeSkipped(e.toolCallId) }) + '\n');
       });
       executor.onToolCallFinished((e) => {
         done++;
         running.delete(e.toolCallId);
         if (flags.json) {
-          io.stderr.write(JSON.stringify({ event: 'finished', toolCallId: e.toolCallId, name: e.name, outcome: e.outcome, isError: e.isError, durationMs: e.durationMs }) + '\n');
+          io.stderr.write(
+            JSON.stringify({ event: 'finished', toolCallId: e.toolCallId, name: e.name, outcome: e.outcome, isError: e.isError, durationMs: e.durationMs, ...takeSkipped(e.toolCallId) }) + '\n',
+          );
         } else if (!live) {
           io.stderr.write(`finished ${e.toolCallId} ${e.name}: ${e.outcome}${e.isError ? ' (error)' : ''}\n`);
         }
