@@ -115,7 +115,7 @@ export const GrepConfigSchema = z.strictObject({
     .int()
     .min(1)
     .default(DEFAULT_GREP_MAX_OUTPUT_BYTES)
-    .describe('Matches kept in memory per call; past it the search stops with a partial-result notice. Content mode keeps the lines of the page only, the other files as path and count.'),
+    .describe('Matches kept in memory per call; past it the search stops with a partial-result notice. Only what the page requested can show is kept (up to offset + head_limit); the other files are only counted.'),
   headLimit: z.number().int().min(1).default(DEFAULT_GREP_HEAD_LIMIT).describe('Results per page when the call gives no head_limit.'),
   maxLineChars: z.number().int().min(20).default(DEFAULT_GREP_MAX_LINE_CHARS).describe('Longer lines are cut, with a visible marker.'),
   workers: z.number().int().min(1).max(16).default(2).describe('Worker threads of the builtin engine, at most, for all calls of the App together; more calls wait for one.'),

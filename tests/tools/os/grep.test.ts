@@ -515,6 +515,41 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       ]);
     });
 
+    test('files_with_matches and count_matches keep only their page: past the cap on collected output, the totals are exact and the page is the true first', async () => {
+      await fx.app.dispose();
+      // 400 matching files with long paths: about 44 KB of paths and counts, far past this cap.
+      open({ grep: { maxOutputBytes: 4000 } });
+      const names = Array.from({ length: 400 }, (_, i) => `${'deep/'.repeat(15)}f${String(i).padStart(3, '0')}.txt`);
+      writeFiles(fx.dir, Object.fromEntries(names.map((name, i) => [name, 'needle\n'.repeat(1 + (i % 3))])));
+      const now = Date.now() / 1000;
+      // f123 is the newest, then f000, f001, …
+      names.forEach((name, i) => fs.utimesSync(nodePath.join(fx.dir, name), now - 1000 - i, now - 1000 - i));
+      fs.utimesSync(nodePath.join(fx.dir, names[123]!), now, now);
+      expect((await grep({ pattern: 'needle', head_limit: 3 })).split('\n')).toEqual([
+        names[123],
+        names[0],
+        names[1],
+        'Showing files 1-3 of 400. Use offset=3 to see more.',
+      ]);
+      expect((await grep({ pattern: 'needle', output_mode: 'count_matches', head_limit: 3 })).split('\n')).toEqual([
+        // 134 files with 1 match, 133 with 2, 133 with 3.
+        'Found 799 occurrences in 400 files.',
+        `${names[0]}:1`,
+        `${names[1]}:2`,
+        `${names[2]}:3`,
+        'Showing files 1-3 of 400. Use offset=3 to see more.',
+      ]);
+    });
+
+    test('a file an ignore file leaves out is never on the page, even where a glob lets rg report it', async () => {
+      // rg lists a.log (its -g whitelists it over .gitignore); it is left out before the page is chosen.
+      writeFiles(fx.dir, { '.gitignore': 'a.log\n', 'a.log': 'needle a\n', 'b.log': 'needle b\n', 'c.log': 'needle c\n' });
+      expect((await grep({ pattern: 'needle', output_mode: 'content', glob: '*.log', head_limit: 1 })).split('\n')).toEqual([
+        'b.log:1:needle b',
+        'Showing matching lines 1-1 of 2 in 2 files. Use offset=1 to see more.',
+      ]);
+    });
+
     test('a file with more matching lines than a page can show keeps only those it can: its count is exact and no cap is hit', async () => {
       await fx.app.dispose();
       // 5,000 matching lines are about 60 KB of lines, far past this cap: kept whole, they would stop the search.

@@ -230,7 +230,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       workers = await this.pool.acquire(search.file ? 1 : this.workerCount, limits.signal);
     } catch (error) {
       // Aborted while waiting for a worker: nothing was searched.
-      if (limits.signal.aborted) return { files: [], unreadable: [], stopped: 'aborted' };
+      if (limits.signal.aborted) return { files: [], totals: { files: 0, count: 0 }, unreadable: [], stopped: 'aborted' };
       throw error;
     }
     const unreadable: string[] = [];
@@ -242,7 +242,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       Atomics.store(cancelFlag, 0, 1);
       wake();
     };
-    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), limits.pageEnd);
+    const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), search.mode, limits.pageEnd);
 
     const outstanding = new Map<Worker, number>(workers.map((w) => [w, 0]));
     let pendingBatches = 0;
@@ -319,7 +319,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       this.pool.release(workers.filter((w) => !busy.includes(w)));
     }
     if (failure) throw new GrepEngineError(`The builtin search failed: ${failure.message}`);
-    return { files: collector.files, unreadable, ...(stopped ? { stopped } : {}) };
+    return { files: collector.files, totals: collector.totals, unreadable, ...(stopped ? { stopped } : {}) };
   }
 
   private async walk(search: GrepSearch, dispatch: (paths: string[]) => Promise<void>, isStopped: () => boolean, unreadable: string[]): Promise<void> {
@@ -416,5 +416,6 @@ class BuiltinContentFile implements GrepFileResult {
 }
 
 function toFileResult(file: WorkerFileResult): GrepFileResult {
-  return file.lines ? new BuiltinContentFile(file.path, file.count, file.lines) : { path: file.path, count: file.count };
+  if (file.lines) return new BuiltinContentFile(file.path, file.count, file.lines);
+  return file.mtimeMs === undefined ? { path: file.path, count: file.count } : { path: file.path, count: file.count, mtimeMs: file.mtimeMs };
 }

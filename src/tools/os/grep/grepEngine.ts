@@ -1,4 +1,5 @@
 import type { SearchGlob } from '../search/searchGlob';
+import { NewestFirst } from '../search/newestFirst';
 import type { ParsedRegex } from './rustRegex';
 import { PagePrefix } from './grepWorker';
 
@@ -53,20 +54,26 @@ export interface GrepLimits {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   /**
-   * Content mode: the lines of only the first `pageEnd` matching lines in path order are kept
-   * (the page and what precedes it); later files are kept as path and count. Infinity keeps all,
-   * and is what the other modes, which keep no lines, must be given.
+   * `offset + head_limit`: only the results a page of this end can show are kept (the page and
+   * what precedes it; GrepCollector), the others only counted. Infinity (head_limit 0) keeps all.
    */
   readonly pageEnd: number;
 }
 
 export interface GrepOutcome {
-  /** In no particular order; the tool sorts them. */
+  /** In no particular order; the tool sorts them. At least the files a page of GrepLimits.pageEnd shows. */
   readonly files: readonly GrepFileResult[];
+  /** Of every matching file found (`files` may hold fewer): how many, and their counts summed. */
+  readonly totals: GrepTotals;
   /** Why the search stopped before the end, if it did. */
   readonly stopped?: 'timeout' | 'cap' | 'aborted';
   /** Files or folders that could not be read. */
   readonly unreadable: readonly string[];
+}
+
+export interface GrepTotals {
+  readonly files: number;
+  readonly count: number;
 }
 
 export interface GrepEngine {
@@ -105,25 +112,36 @@ function weightOf(file: GrepFileResult): number {
 }
 
 /**
- * Collects file results up to a memory budget (bytes of kept text, roughly). In content mode
- * with a finite page end, only the files a PagePrefix wants keep their lines; any other file is
- * kept as its path and count. So a common pattern costs the page plus a few dozen bytes per
- * file, and its totals are exact and its page is the first in path order, where collecting
- * every line would stop at the budget with a page from whichever files the walk reached first.
+ * Collects file results up to a memory budget (bytes of kept text, roughly), keeping only those a
+ * page of `pageEnd` can show and counting the others into the totals:
+ * - content: the files a PagePrefix wants, with their lines (the files that hold the first
+ *   `pageEnd` matching lines in path order);
+ * - count_matches: the first `pageEnd` files in path order (a PagePrefix of one line per file);
+ * - files_with_matches: the first `pageEnd` newest first (NewestFirst), from each file's mtimeMs;
+ *   a file an engine could not date is kept, for the tool to stat.
+ * So a common pattern over a big tree costs the page, not every matching file: its totals are
+ * exact and its page is the true first one, where keeping every file would stop at the budget
+ * with a page of whichever files the walk reached first. With pageEnd Infinity everything is kept.
  */
 export class GrepCollector {
-  private readonly counted: GrepFileResult[] = [];
-  /** Content mode with a page end: the files that keep their lines, by path. */
-  private readonly page: { readonly prefix: PagePrefix; readonly files: Map<string, GrepFileResult> } | undefined;
+  private readonly kept: GrepFileResult[] = [];
+  /** content and count_matches with a page end: the files that may be on the page, by path. */
+  private readonly prefix: { readonly prefix: PagePrefix; readonly files: Map<string, GrepFileResult> } | undefined;
+  private readonly newest: NewestFirst<GrepFileResult> | undefined;
   private bytes = 0;
   private fullFired = false;
+  private fileCount = 0;
+  private matchCount = 0;
 
   constructor(
     private readonly maxBytes: number,
     private readonly onFull: () => void,
-    pageEnd = Infinity,
+    private readonly mode: GrepOutputMode,
+    pageEnd: number,
   ) {
-    this.page = pageEnd === Infinity ? undefined : { prefix: new PagePrefix(pageEnd), files: new Map() };
+    const bounded = pageEnd !== Infinity;
+    this.prefix = bounded && mode !== 'files_with_matches' ? { prefix: new PagePrefix(pageEnd), files: new Map() } : undefined;
+    this.newest = bounded && mode === 'files_with_matches' ? new NewestFirst(pageEnd) : undefined;
   }
 
   get full(): boolean {
@@ -132,32 +150,40 @@ export class GrepCollector {
 
   /** In no particular order. */
   get files(): readonly GrepFileResult[] {
-    return this.page ? [...this.page.files.values(), ...this.counted] : this.counted;
+    if (this.prefix) return [...this.prefix.files.values()];
+    if (this.newest) return [...this.newest.take(), ...this.kept];
+    return this.kept;
+  }
+
+  get totals(): GrepTotals {
+    return { files: this.fileCount, count: this.matchCount };
   }
 
   add(file: GrepFileResult): void {
     if (this.fullFired) return;
-    const page = this.page;
-    if (!page) this.count(file);
-    else if (!page.prefix.wants(file.path)) this.count({ path: file.path, count: file.count });
-    else {
+    this.fileCount++;
+    this.matchCount += file.count;
+    const prefix = this.prefix;
+    if (prefix) {
+      // A file counts as its matching lines in content mode, as one file in count_matches.
+      const weight = this.mode === 'content' ? file.count : 1;
+      if (!prefix.prefix.wants(file.path)) return;
       this.bytes += weightOf(file);
-      page.files.set(file.path, file);
-      for (const path of page.prefix.add(file.path, file.count)) {
-        const dropped = page.files.get(path)!;
-        page.files.delete(path);
-        this.bytes -= weightOf(dropped);
-        this.count({ path, count: dropped.count });
+      prefix.files.set(file.path, file);
+      for (const path of prefix.prefix.add(file.path, weight)) {
+        this.bytes -= weightOf(prefix.files.get(path)!);
+        prefix.files.delete(path);
       }
+    } else if (this.newest && file.mtimeMs !== undefined) {
+      // NewestFirst holds at most twice the page: its weight is bounded, and not counted.
+      this.newest.add(file.mtimeMs, file.path, file);
+    } else {
+      this.bytes += weightOf(file);
+      this.kept.push(file);
     }
     if (this.bytes > this.maxBytes) {
       this.fullFired = true;
       this.onFull();
     }
-  }
-
-  private count(file: GrepFileResult): void {
-    this.bytes += weightOf(file);
-    this.counted.push(file);
   }
 }

@@ -1,13 +1,15 @@
 import { formatBytes, formatCount } from '../../../base/strings';
 import type { ToolResult } from '../../../tool/contract';
-import type { GrepFileResult, GrepLine, GrepOutputMode } from './grepEngine';
+import type { GrepFileResult, GrepLine, GrepOutputMode, GrepTotals } from './grepEngine';
 
 export const LINE_CUT_MARKER = ' [... line truncated]';
 
 export interface GrepPresentation {
   readonly mode: GrepOutputMode;
-  /** Already in output order. */
+  /** Already in output order: those a page can show, up to the page's end (GrepCollector). */
   readonly files: readonly GrepFileResult[];
+  /** Of every matching file, shown or not. */
+  readonly totals: GrepTotals;
   /** How a path is shown (relative to the working directory when inside it). */
   readonly show: (path: string) => string;
   readonly lineNumbers: boolean;
@@ -87,24 +89,23 @@ export function renderGrep(p: GrepPresentation): ToolResult {
     return undefined;
   };
 
-  if (p.files.length === 0) {
+  if (p.totals.files === 0) {
     out.push(
       `No matches for "${p.pattern}" in ${p.scope}.` +
         (p.includeIgnored ? '' : ' Files ignored by .gitignore, .ignore or .rgignore were not searched; set include_ignored: true to search them.'),
     );
   } else if (p.mode === 'files_with_matches') {
-    for (const file of p.files.slice(p.offset, end(p.files.length))) out.push(p.show(file.path));
-    const line = pageLine(p.files.length, ['file', 'files']);
+    for (const file of p.files.slice(p.offset, end(p.totals.files))) out.push(p.show(file.path));
+    const line = pageLine(p.totals.files, ['file', 'files']);
     if (line) out.push(line);
   } else if (p.mode === 'count_matches') {
-    const total = p.files.reduce((sum, f) => sum + f.count, 0);
-    out.push(`Found ${plural(total, 'occurrence', 'occurrences')} in ${plural(p.files.length, 'file', 'files')}.`);
-    for (const file of p.files.slice(p.offset, end(p.files.length))) out.push(`${p.show(file.path)}:${file.count}`);
-    const line = pageLine(p.files.length, ['file', 'files']);
+    out.push(`Found ${plural(p.totals.count, 'occurrence', 'occurrences')} in ${plural(p.totals.files, 'file', 'files')}.`);
+    for (const file of p.files.slice(p.offset, end(p.totals.files))) out.push(`${p.show(file.path)}:${file.count}`);
+    const line = pageLine(p.totals.files, ['file', 'files']);
     if (line) out.push(line);
   } else {
     // `count` is the number of matching lines; only the files on the page are looked into.
-    const total = p.files.reduce((sum, f) => sum + f.count, 0);
+    const total = p.totals.count;
     const last = end(total);
     let index = 0;
     const groups: string[][] = [];
@@ -130,7 +131,7 @@ export function renderGrep(p: GrepPresentation): ToolResult {
       if (context && i > 0) out.push('--');
       for (const row of group) out.push(row);
     });
-    const line = pageLine(total, ['matching line', 'matching lines'], ` in ${plural(p.files.length, 'file', 'files')}`);
+    const line = pageLine(total, ['matching line', 'matching lines'], ` in ${plural(p.totals.files, 'file', 'files')}`);
     if (line) out.push(line);
   }
   if (p.unreadable.length > 0) {

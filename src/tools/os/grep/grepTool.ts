@@ -177,12 +177,11 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     const headLimit = input.head_limit ?? options.headLimit;
     const offset = input.offset ?? 0;
     const pageEnd = headLimit === 0 ? Infinity : offset + headLimit;
-    const linesPageEnd = resolved.mode === 'content' ? pageEnd : Infinity;
     let engine: GrepEngine;
     let outcome;
     try {
       engine = await this.engines.select({ setting: options.engine, rgPath: options.rgPath, canSpawn: this.runtime.has('process') });
-      outcome = await engine.run(search, { signal, timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes, pageEnd: linesPageEnd });
+      outcome = await engine.run(search, { signal, timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes, pageEnd });
     } catch (error) {
       if (error instanceof GrepEngineError) return toolError(error.message);
       throw error;
@@ -200,6 +199,7 @@ export class GrepTool implements ExecutableTool<GrepInput> {
     return renderGrep({
       mode: resolved.mode,
       files,
+      totals: outcome.totals,
       show: (path) => displayPath(path, this.workspace.cwd),
       lineNumbers: input['-n'] !== false,
       before: resolved.before,

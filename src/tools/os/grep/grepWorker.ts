@@ -57,6 +57,8 @@ export interface WorkerFileResult {
    * line its number and LINE_MATCH | LINE_CUT flags. Absent for a file no page can show (PagePrefix).
    */
   readonly lines?: { readonly text: string; readonly marks: Int32Array };
+  /** files_with_matches: the file's modification time. */
+  readonly mtimeMs?: number;
 }
 
 export type WorkerRequest =
@@ -649,6 +651,20 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     return text === undefined ? undefined : searchText(j, path, text);
   };
 
+  /** The result of the file open as `fd`, dated in files_with_matches mode (the tool pages those newest first). */
+  const searchFd = (j: Job, path: string, fd: number): WorkerFileResult | undefined => {
+    const filled = readInto(fd, readBuffer);
+    let result: WorkerFileResult | undefined;
+    // A match may span windows in multiline mode: the file is searched whole.
+    if (!j.spec.multiline && filled > j.spec.windowBytes) result = searchWindows(j, path, fd, filled);
+    else if (filled < readBuffer.length) result = searchBytes(j, path, readBuffer.subarray(0, filled));
+    else {
+      const whole = Buffer.allocUnsafe(Math.max(fs.fstatSync(fd).size, readBuffer.length));
+      result = searchBytes(j, path, whole.subarray(0, readInto(fd, whole)));
+    }
+    return result && j.spec.mode === 'files_with_matches' ? { ...result, mtimeMs: fs.fstatSync(fd).mtimeMs } : result;
+  };
+
   const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
     let fd: number;
     try {
@@ -658,13 +674,7 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
       return undefined;
     }
     try {
-      const filled = readInto(fd, readBuffer);
-      // A match may span windows in multiline mode: the file is searched whole.
-      if (!j.spec.multiline && filled > j.spec.windowBytes) return searchWindows(j, path, fd, filled);
-      if (filled < readBuffer.length) return searchBytes(j, path, readBuffer.subarray(0, filled));
-      const size = fs.fstatSync(fd).size;
-      const whole = Buffer.allocUnsafe(Math.max(size, readBuffer.length));
-      return searchBytes(j, path, whole.subarray(0, readInto(fd, whole)));
+      return searchFd(j, path, fd);
     } catch {
       unreadable.push(path);
       return undefined;

@@ -70,6 +70,9 @@ export function ripgrepArgs(search: GrepSearch, options: RipgrepArgOptions): str
   return args;
 }
 
+/** Whether a file rg reported is kept (RipgrepEngine.resultFilter). */
+type ResultFilter = (path: string) => boolean | Promise<boolean>;
+
 interface PendingFile {
   rel: string;
   count: number;
@@ -287,11 +290,10 @@ export class RipgrepEngine implements GrepEngine {
     // The ignore files of the folders above are probed here (a few stats) to tell rg whether they matter.
     const tree = await IgnoreTree.open(cwd, localSearchFs, { enabled: !search.includeIgnored });
     const args = ripgrepArgs(search, { ignoreFile: await this.ignoreFile(), insideRepository: tree.insideRepository, ancestorRules: tree.ancestorRulesApply });
-    const raw = await this.spawnRg(cwd, args, search, limits);
-    return { ...raw, files: await this.postFilter(search, cwd, tree, raw.files) };
+    return this.spawnRg(cwd, args, search, limits, this.resultFilter(search, cwd, tree));
   }
 
-  private spawnRg(cwd: string, args: string[], search: GrepSearch, limits: GrepLimits): Promise<GrepOutcome> {
+  private spawnRg(cwd: string, args: string[], search: GrepSearch, limits: GrepLimits, filter: ResultFilter): Promise<GrepOutcome> {
     return new Promise((resolve, reject) => {
       let stopped: GrepOutcome['stopped'];
       let stderr = '';
@@ -304,14 +306,28 @@ export class RipgrepEngine implements GrepEngine {
         killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
         killTimer.unref();
       };
-      const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), limits.pageEnd);
+      const collector = new GrepCollector(limits.maxOutputBytes, () => stop('cap'), search.mode, limits.pageEnd);
       // files_with_matches is sorted newest first: stat each file as rg reports it, while rg still
       // walks (a sync stat is microseconds; 27k of them after the search cost more than rg's -l).
       const mtimeOf = search.mode === 'files_with_matches' ? localSearchFs.local?.mtimeMs : undefined;
-      const parser = new RipgrepOutputParser(search, cwd, (file) => collector.add(mtimeOf ? { path: file.path, count: file.count, mtimeMs: mtimeOf(file.path) ?? 0 } : file), {
-        pageEnd: limits.pageEnd,
-        maxChars: limits.maxOutputBytes,
-      });
+      // Files are filtered before they are collected: one left out later could hold a place on the page.
+      let admitted = Promise.resolve();
+      let filterError: unknown;
+      const admit = (file: GrepFileResult): void => {
+        const verdict = filter(file.path);
+        const add = () => collector.add(mtimeOf ? { path: file.path, count: file.count, mtimeMs: mtimeOf(file.path) ?? 0 } : file);
+        if (verdict === true) add();
+        else if (verdict !== false) {
+          // Never rejected: an error is reported once rg has ended.
+          admitted = admitted.then(() =>
+            verdict.then(
+              (keep) => (keep ? add() : undefined),
+              (error: unknown) => void (filterError ??= error),
+            ),
+          );
+        }
+      };
+      const parser = new RipgrepOutputParser(search, cwd, admit, { pageEnd: limits.pageEnd, maxChars: limits.maxOutputBytes });
       const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
       const onAbort = () => stop('aborted');
       limits.signal.addEventListener('abort', onAbort, { once: true });
@@ -336,7 +352,15 @@ export class RipgrepEngine implements GrepEngine {
       });
       child.on('close', (code) => {
         cleanup();
+        // The last file is complete now; it may still be waiting for its ignore files.
         parser.end(stopped === undefined);
+        void admitted.then(() => closed(code));
+      });
+      const closed = (code: number | null): void => {
+        if (filterError !== undefined) {
+          reject(filterError instanceof Error ? filterError : new Error(String(filterError)));
+          return;
+        }
         const unreadable: string[] = [];
         const problems: string[] = [];
         for (const line of stderr.split('\n')) {
@@ -349,17 +373,18 @@ export class RipgrepEngine implements GrepEngine {
           reject(new GrepEngineError(`ripgrep failed: ${problems.join(' ').replace(/\s+/g, ' ').trim()}`));
           return;
         }
-        resolve({ files: collector.files, unreadable, ...(stopped ? { stopped } : {}) });
-      });
+        resolve({ files: collector.files, totals: collector.totals, unreadable, ...(stopped ? { stopped } : {}) });
+      };
     });
   }
 
   /**
    * rg lets a `-g` glob override ignore files and file types for the files it matches; both
-   * engines treat the glob as a filter instead, so those files are checked again here. And
-   * secrets are never reported, whatever an ignore file says.
+   * engines treat the glob as a filter instead, so those files are checked again. And secrets are
+   * never reported, whatever an ignore file says. Whether a file is kept: at once, or once its
+   * ignore files are read.
    */
-  private async postFilter(search: GrepSearch, cwd: string, tree: IgnoreTree, files: readonly GrepFileResult[]): Promise<GrepFileResult[]> {
+  private resultFilter(search: GrepSearch, cwd: string, tree: IgnoreTree): ResultFilter {
     const recheck = !search.file && search.glob !== undefined && !search.glob.negated;
     const typeMatches = recheck && search.typeGlobs ? compileFileTypeMatcher(search.typeGlobs) : undefined;
     // Without a file, rg ran in the root: the tree its flags came from is the root's.
@@ -367,13 +392,10 @@ export class RipgrepEngine implements GrepEngine {
     // Paths are built as cwd + '/' + rel (RipgrepOutputParser.commit): gate the folder once.
     const below = cwd.endsWith('/') ? cwd : `${cwd}/`;
     const sensitiveBelow = sensitivePathsBelow(below);
-    const kept: GrepFileResult[] = [];
-    for (const file of files) {
-      if (file.path.startsWith(below) ? sensitiveBelow(file.path.slice(below.length)) : isSensitivePath(file.path)) continue;
-      if (typeMatches && !typeMatches(nodePath.basename(file.path))) continue;
-      if (ignored && (await ignored.isPathIgnored(file.path))) continue;
-      kept.push(file);
-    }
-    return kept;
+    return (path) => {
+      if (path.startsWith(below) ? sensitiveBelow(path.slice(below.length)) : isSensitivePath(path)) return false;
+      if (typeMatches && !typeMatches(nodePath.basename(path))) return false;
+      return ignored ? ignored.isPathIgnored(path).then((isIgnored) => !isIgnored) : true;
+    };
   }
 }
