@@ -16,6 +16,7 @@ export interface FixtureOptions {
   readonly oddTools?: boolean;
   readonly backtrackingPatterns?: boolean;
   readonly badSchemas?: boolean;
+  readonly endlessPages?: number;
   readonly http?: boolean;
   readonly requireToken?: string;
 }

@@ -58,9 +58,11 @@ export interface McpServerStatus {
  * - `tools_refresh_failed`: a tools/list after `notifications/tools/list_changed` failed (the old list stays);
  * - `invalid_tool`: a listed tool cannot be used (a schema Ajv cannot compile, a name with no usable character,
  *   a definition that breaks the MCP Tool schema or passes MAX_MCP_TOOL_DEPTH / MAX_MCP_TOOL_VALUES);
- * - `tool_collision`: a tool was not registered because its qualified name is taken (Agent scope, see `collision`).
+ * - `tool_collision`: a tool was not registered because its qualified name is taken (Agent scope, see `collision`);
+ * - `tools_truncated`: a server listed more than MAX_MCP_SERVER_TOOLS tools, or in more than
+ *   MAX_MCP_TOOL_LIST_PAGES pages (an endless cursor): its first tools are used, the rest left out.
  */
-export type McpWarningCode = 'server_failed' | 'server_stopped' | 'tools_refresh_failed' | 'invalid_tool' | 'tool_collision';
+export type McpWarningCode = 'server_failed' | 'server_stopped' | 'tools_refresh_failed' | 'invalid_tool' | 'tool_collision' | 'tools_truncated';
 
 export interface McpWarning {
   readonly code: McpWarningCode;
@@ -157,3 +159,7 @@ export const MAX_MCP_TOOL_DESCRIPTION_CHARS = 2_048;
 export const MAX_MCP_TOOL_DEPTH = 128;
 /** Values (objects, arrays, strings, numbers …) in one listed tool's definition; more leaves the tool out: it would cost the model's context and the compile time. */
 export const MAX_MCP_TOOL_VALUES = 20_000;
+/** Tools taken from one server; a server listing more (or a cursor that never ends) has the rest left out. */
+export const MAX_MCP_SERVER_TOOLS = 10_000;
+/** tools/list pages asked of one server for one listing. */
+export const MAX_MCP_TOOL_LIST_PAGES = 1_000;

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { errorMessage, isErrnoException, isErrorLike } from '../../../base/errors';
+import { formatCount } from '../../../base/strings';
 import { BoundedRegExps } from '../../../services/argsValidation/boundedRegExp';
 import type { McpCallToolAnswer } from './callResult';
 import { linkAbortSignal } from './abortLink';
@@ -16,7 +17,9 @@ import { sanitizeMcpNamePart } from './toolNaming';
 import { checkListedTool, RawListToolsResult } from './listedTools';
 import type { JsonSchema } from '../../../tool/contract';
 import {
+  MAX_MCP_SERVER_TOOLS,
   MAX_MCP_TOOL_DESCRIPTION_CHARS,
+  MAX_MCP_TOOL_LIST_PAGES,
   type McpCallOptions,
   McpCallError,
   type McpServerState,
@@ -276,15 +279,39 @@ export class McpServerConnection {
     const listed: unknown[] = [];
     let cursor: string | undefined;
     const seenCursors = new Set<string>();
+    let pages = 0;
+    let truncated = false;
     do {
       const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, RawListToolsResult, options);
-      listed.push(...page.tools);
+      pages++;
+      for (const entry of page.tools) {
+        if (listed.length === MAX_MCP_SERVER_TOOLS) {
+          truncated = true;
+          break;
+        }
+        listed.push(entry);
+      }
       cursor = page.nextCursor;
       if (cursor !== undefined) {
         if (seenCursors.has(cursor)) break; // a server that repeats a cursor would loop forever
         seenCursors.add(cursor);
+        // A cursor that never repeats would too.
+        if (truncated || listed.length === MAX_MCP_SERVER_TOOLS || pages === MAX_MCP_TOOL_LIST_PAGES) {
+          truncated = true;
+          break;
+        }
       }
     } while (cursor !== undefined);
+    if (truncated) {
+      this.host.warn({
+        code: 'tools_truncated',
+        server: this.name,
+        message:
+          `MCP server "${this.name}" lists more tools than toolhost takes from one server ` +
+          `(${formatCount(MAX_MCP_SERVER_TOOLS)}, in at most ${formatCount(MAX_MCP_TOOL_LIST_PAGES)} pages of tools/list): ` +
+          `its first ${formatCount(listed.length)} are used and the rest left out.`,
+      });
+    }
     const definitions: McpToolDefinition[] = [];
     const cache = new Map<string, { json: string; definition: McpToolDefinition }>();
     const usable: McpListedTool[] = [];

@@ -35,6 +35,24 @@ describe('listed tools no client can use as they are', () => {
   });
 });
 
+describe('a server that lists without end', () => {
+  test('gets at most 1,000 pages of tools/list asked, keeps what they listed, and one warning says so', async () => {
+    const h = fx.use(openMcpClientHarness({ cwd: fx.dir, servers: { endless: fixtureServer({ onlyMany: true, endlessPages: 3 }) } }));
+    await h.serverState('endless', 'ready');
+    expect(h.warnings).toEqual([
+      {
+        code: 'tools_truncated',
+        server: 'endless',
+        message: 'MCP server "endless" lists more tools than toolhost takes from one server (10,000, in at most 1,000 pages of tools/list): its first 3,000 are used and the rest left out.',
+      },
+    ]);
+    const names = mcpToolNames(h);
+    expect(names).toHaveLength(3000);
+    expect(names).toContain('mcp__endless__page_999_2');
+    expect(names).not.toContain('mcp__endless__page_1000_0');
+  });
+});
+
 describe('checkListedTool', () => {
   const nested = (levels: number) => {
     let schema: Record<string, unknown> = { type: 'string' };
