@@ -230,6 +230,19 @@ describe('Glob errors', () => {
     expect(await glob({ pattern: 'a,b' })).toBe('a,b');
   });
 
+  test('a glob whose regex would backtrack for minutes on a long name is answered at once: as a pattern, an ignore line and a Grep glob', async () => {
+    await fx.app.dispose();
+    fx.open({ config: { grep: { engine: 'builtin' } } });
+    // Seven stars fail on 250 a's only after trying every split: a backtracking regex took 48 s with five.
+    const risky = '*a*a*a*a*a*a*b';
+    writeFiles(fx.dir, { [`${'a'.repeat(250)}.txt`]: 'needle\n', [`${'a'.repeat(40)}b`]: 'needle\n' });
+    expect(await glob({ pattern: risky })).toBe(`${'a'.repeat(40)}b`);
+    expect(text(await callTool(fx.agent, 'Grep', { pattern: 'needle', glob: risky }))).toBe(`${'a'.repeat(40)}b`);
+    writeFiles(fx.dir, { '.gitignore': `${risky}\n` });
+    expect(await glob({ pattern: '*' })).toBe(`.gitignore\n${'a'.repeat(250)}.txt`);
+    expect(text(await callTool(fx.agent, 'Grep', { pattern: 'needle' }))).toBe(`${'a'.repeat(250)}.txt`);
+  });
+
   test('only the folders a pattern can match in are listed: a literal prefix and a fixed depth', async () => {
     writeFiles(fx.dir, { 'src/a.ts': '', 'src/deep/b.ts': '', 'other/src/c.ts': '', 'c.ts': '' });
     const listed: string[] = [];

@@ -22,7 +22,7 @@ export interface GlobListing {
 /** Whether a path relative to the search root (`asciiDir`: its folder part is ASCII) matches the pattern. */
 export function globPatternMatches(pattern: GlobPattern, rel: string, nameAt: number, asciiDir: boolean): boolean {
   const { rule } = pattern;
-  if (rule.basenameOnly) return rule.regex.test(byteForm(rel.slice(nameAt)));
+  if (rule.basenameOnly) return rule.matcher.test(byteForm(rel.slice(nameAt)));
   return ruleMatchesPath(rule, asciiDir ? rel.slice(0, nameAt) + byteForm(rel.slice(nameAt)) : byteForm(rel));
 }
 

@@ -1,4 +1,4 @@
-import { byteForm, globToRegex, GlobSyntaxError } from './globRegex';
+import { byteForm, type GlobAutomaton, globToRegex, GlobSyntaxError } from './globRegex';
 
 /**
  * gitignore rules, compiled the way ripgrep's `ignore` crate compiles them (so the builtin search
@@ -31,8 +31,8 @@ export interface GitignoreRule {
    * pattern can match a `/` itself (a negated set can).
    */
   readonly basenameOnly: boolean;
-  /** Runs on byteForm(path). */
-  readonly regex: RegExp;
+  /** Runs on byteForm(path): the glob's regex, or its automaton when the regex could backtrack for long (globRegex.ts). */
+  readonly matcher: RegExp | GlobAutomaton;
   /** A basenameOnly rule's glob of the base name (`*.ts` of `**\/*.ts`): the form rg's file types take. */
   readonly nameGlob?: string;
 }
@@ -81,10 +81,10 @@ export function compileGitignoreLine(rawLine: string, options: GitignoreLineOpti
   if (glob.endsWith('/**')) glob = `${glob}/*`;
   const name = glob.slice(3);
   if (glob.startsWith('**/') && !name.includes('/')) {
-    const nameRegex = globToRegex(name, options);
-    if (!nameRegex.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, regex: new RegExp(nameRegex.source), nameGlob: name };
+    const nameGlob = globToRegex(name, options);
+    if (!nameGlob.crossesSlash) return { source, whitelist, dirOnly, basenameOnly: true, matcher: nameGlob.matcher, nameGlob: name };
   }
-  return { source, whitelist, dirOnly, basenameOnly: false, regex: new RegExp(globToRegex(glob, options).source) };
+  return { source, whitelist, dirOnly, basenameOnly: false, matcher: globToRegex(glob, options).matcher };
 }
 
 /** One line of an ignore file: a line rg refuses is dropped, as rg drops it (with a warning). */
@@ -105,8 +105,9 @@ export class GitignoreRules {
 
   constructor(readonly rules: readonly GitignoreRule[]) {
     this.anyBasenameOnly = rules.some((r) => r.basenameOnly);
-    if (rules.length > 1 && rules.every((r) => r.basenameOnly && !r.whitelist && !r.dirOnly)) {
-      this.basenameIgnores = new RegExp(rules.map((r) => `(?:${r.regex.source})`).join('|'), rules[0]!.regex.flags);
+    const regexes = rules.map((r) => (r.basenameOnly && !r.whitelist && !r.dirOnly && r.matcher instanceof RegExp ? r.matcher : undefined));
+    if (rules.length > 1 && regexes.every((r) => r !== undefined)) {
+      this.basenameIgnores = new RegExp(regexes.map((r) => `(?:${r.source})`).join('|'));
     }
   }
 
@@ -141,7 +142,7 @@ export class GitignoreRules {
     for (let i = rules.length - 1; i >= 0; i--) {
       const rule = rules[i]!;
       if (rule.dirOnly && !isDir) continue;
-      if (rule.regex.test(rule.basenameOnly ? base : relPath)) return rule.whitelist ? 'whitelist' : 'ignore';
+      if (rule.matcher.test(rule.basenameOnly ? base : relPath)) return rule.whitelist ? 'whitelist' : 'ignore';
     }
     return undefined;
   }

@@ -16,6 +16,8 @@
  * characters (byteForm); an ASCII path is its own byte form, so the common case costs nothing.
  */
 
+export type GlobToken = Token;
+
 type Token =
   | { readonly kind: 'literal'; readonly char: string }
   | { readonly kind: 'any' | 'zeroOrMore' | 'recursivePrefix' | 'recursiveSuffix' | 'recursiveZeroOrMore' }
@@ -32,6 +34,12 @@ export interface CompiledGlob {
   readonly source: string;
   /** Whether a match can contain `/` (else a pattern matched at any depth can be tested on the base name alone). */
   readonly crossesSlash: boolean;
+  /**
+   * What tests a path (its byte form): a RegExp of `source`, or for a glob whose backtracking
+   * regex can take exponential time (globIsRisky: `*a*a*a*b` took 48 s on one 255-byte name),
+   * a GlobAutomaton that accepts the same paths in time linear in the path.
+   */
+  readonly matcher: RegExp | GlobAutomaton;
 }
 
 /** Why rg refuses a glob, in its own words where it has them. */
@@ -205,6 +213,15 @@ function escapedBytes(char: string): string {
   return out;
 }
 
+type ClassToken = Extract<Token, { kind: 'class' }>;
+
+/** The set is of bytes: a multi-byte member adds each of its bytes, as rg's byte regex does. */
+function classSource(token: ClassToken): string {
+  let body = '';
+  for (const [from, to] of token.ranges) body += from === to ? escapedBytes(from) : `${escapedBytes(from)}-${escapedBytes(to)}`;
+  return `[${token.negated ? '^' : ''}${body}]`;
+}
+
 function tokensToRegex(tokens: readonly Token[], out: { source: string; crossesSlash: boolean }): void {
   for (const token of tokens) {
     switch (token.kind) {
@@ -232,10 +249,7 @@ function tokensToRegex(tokens: readonly Token[], out: { source: string; crossesS
         out.crossesSlash = true;
         break;
       case 'class': {
-        // The set is of bytes: a multi-byte member adds each of its bytes, as rg's byte regex does.
-        let body = '';
-        for (const [from, to] of token.ranges) body += from === to ? escapedBytes(from) : `${escapedBytes(from)}-${escapedBytes(to)}`;
-        out.source += `[${token.negated ? '^' : ''}${body}]`;
+        out.source += classSource(token);
         if (token.negated || token.ranges.some(([from, to]) => from <= '/' && '/' <= to)) out.crossesSlash = true;
         break;
       }
@@ -254,13 +268,207 @@ function tokensToRegex(tokens: readonly Token[], out: { source: string; crossesS
   }
 }
 
-/** Translates one glob; throws GlobSyntaxError where rg refuses it. */
-export function globToRegex(glob: string, options: GlobRegexOptions): CompiledGlob {
+/**
+ * Translates one glob; throws GlobSyntaxError where rg refuses it. `linear: true` always gives
+ * the automaton (the tests compare it with the regex).
+ */
+export function globToRegex(glob: string, options: GlobRegexOptions & { readonly linear?: boolean }): CompiledGlob {
   const tokens = new GlobParser(glob, options).parse();
-  if (tokens.length === 1 && tokens[0]!.kind === 'recursivePrefix') return { source: '^[^\\n]*$', crossesSlash: true };
+  if (tokens.length === 1 && tokens[0]!.kind === 'recursivePrefix') {
+    const source = '^[^\\n]*$';
+    return { source, crossesSlash: true, matcher: options.linear ? new GlobAutomaton(tokens) : new RegExp(source) };
+  }
   const out = { source: '^', crossesSlash: false };
   tokensToRegex(tokens, out);
-  return { source: `${out.source}$`, crossesSlash: out.crossesSlash };
+  const source = `${out.source}$`;
+  const linear = options.linear === true || globIsRisky(tokens);
+  return { source, crossesSlash: out.crossesSlash, matcher: linear ? new GlobAutomaton(tokens) : new RegExp(source) };
+}
+
+/** Repeats (`*`, `**`) in a glob, braces included, and the ways through its braces. */
+function complexity(tokens: readonly Token[]): { repeats: number; ways: number } {
+  let repeats = 0;
+  let ways = 1;
+  for (const token of tokens) {
+    if (token.kind === 'zeroOrMore' || token.kind === 'recursivePrefix' || token.kind === 'recursiveSuffix' || token.kind === 'recursiveZeroOrMore') repeats++;
+    else if (token.kind === 'alternates') {
+      let most = 0;
+      let branchWays = 0;
+      for (const branch of token.branches) {
+        const inner = complexity(branch);
+        most = Math.max(most, inner.repeats);
+        branchWays += inner.ways;
+      }
+      repeats += most;
+      ways = Math.min(ways * Math.max(1, branchWays), 1 << 20);
+    }
+  }
+  return { repeats, ways };
+}
+
+/**
+ * Whether the glob's regex can backtrack for long: a failing match of a regex with k repeats
+ * tries up to n^k splits of an n-byte path, and each brace multiplies the ways. Two repeats and
+ * a few braces (`**\/*.{ts,tsx}`) stay regexes, the fast path for the common globs.
+ */
+function globIsRisky(tokens: readonly Token[]): boolean {
+  const { repeats, ways } = complexity(tokens);
+  return repeats >= 3 || ways > 16 || (repeats >= 2 && ways > 4);
+}
+
+const SLASH = 0x2f;
+const NEWLINE = 0x0a;
+
+/**
+ * A glob as a Thompson automaton over the bytes of a path (its byte form), simulated state set
+ * by state set: time linear in the path whatever the glob, where a backtracking regex of a glob
+ * with many `*` can take exponential time on a name that almost matches. It accepts exactly what
+ * the glob's regex (globToRegex's `source`) accepts; the tests check that on generated globs.
+ */
+export class GlobAutomaton {
+  /** Per state: a byte test (a 256-entry table), or a split (both `out` and `alt`), or the end. */
+  private readonly tables: Array<Uint8Array | undefined> = [];
+  private readonly out: number[] = [];
+  private readonly alt: number[] = [];
+  private readonly start: number;
+  private readonly accept: number;
+  private readonly seen: Int32Array;
+  private generation = 0;
+  /** Reused between tests: state sets and the closure's stack (a test allocates nothing). */
+  private current: number[] = [];
+  private next: number[] = [];
+  private readonly stack: number[] = [];
+
+  constructor(tokens: readonly GlobToken[]) {
+    this.accept = this.add(undefined, -1, -1);
+    this.start = tokens.length === 1 && tokens[0]!.kind === 'recursivePrefix' ? this.star(table((c) => c !== NEWLINE), this.accept) : this.sequence(tokens, this.accept);
+    this.seen = new Int32Array(this.out.length);
+  }
+
+  /** Matches the whole of `bytes` (a path in byte form: every char code below 256). */
+  test(bytes: string): boolean {
+    let current: number[] = this.current;
+    let next: number[] = this.next;
+    current.length = 0;
+    this.generation++;
+    this.close(this.start, current);
+    for (let i = 0; i < bytes.length && current.length > 0; i++) {
+      const code = bytes.charCodeAt(i);
+      this.generation++;
+      next.length = 0;
+      for (const state of current) {
+        // The end state has no table: it takes no byte.
+        if (this.tables[state]?.[code] === 1) this.close(this.out[state]!, next);
+      }
+      const swap = current;
+      current = next;
+      next = swap;
+    }
+    this.current = current;
+    this.next = next;
+    return current.includes(this.accept);
+  }
+
+  /** Adds `state` and what it reaches without a byte; byte-testing states and the end are kept. */
+  private close(state: number, into: number[]): void {
+    const stack = this.stack;
+    stack.push(state);
+    while (stack.length > 0) {
+      const s = stack.pop()!;
+      if (this.seen[s] === this.generation) continue;
+      this.seen[s] = this.generation;
+      if (this.tables[s] !== undefined || s === this.accept) into.push(s);
+      else {
+        stack.push(this.alt[s]!);
+        stack.push(this.out[s]!);
+      }
+    }
+  }
+
+  private add(test: Uint8Array | undefined, out: number, alt: number): number {
+    this.tables.push(test);
+    this.out.push(out);
+    this.alt.push(alt);
+    return this.tables.length - 1;
+  }
+
+  private byte(test: Uint8Array, next: number): number {
+    return this.add(test, next, -1);
+  }
+
+  private split(a: number, b: number): number {
+    return this.add(undefined, a, b);
+  }
+
+  /** `test*`, then `next`. */
+  private star(test: Uint8Array, next: number): number {
+    const loop = this.split(-1, next);
+    this.out[loop] = this.byte(test, loop);
+    return loop;
+  }
+
+  private literal(text: string, next: number): number {
+    let at = next;
+    const bytes = encoder.encode(text);
+    for (let i = bytes.length - 1; i >= 0; i--) {
+      const code = bytes[i]!;
+      at = this.byte(table((c) => c === code), at);
+    }
+    return at;
+  }
+
+  /** The tokens in order, then `next` (built back to front: each state knows where it goes). */
+  private sequence(tokens: readonly Token[], next: number): number {
+    let at = next;
+    for (let i = tokens.length - 1; i >= 0; i--) at = this.token(tokens[i]!, at);
+    return at;
+  }
+
+  private token(token: Token, next: number): number {
+    switch (token.kind) {
+      case 'literal':
+        return this.literal(token.char, next);
+      case 'any':
+        return this.byte(NOT_SLASH, next);
+      case 'zeroOrMore':
+        return this.star(NOT_SLASH, next);
+      // (?:/?|[^\n]*/)
+      case 'recursivePrefix':
+        return this.split(this.split(next, this.byte(ONLY_SLASH, next)), this.star(NOT_NEWLINE, this.byte(ONLY_SLASH, next)));
+      // /[^\n]*
+      case 'recursiveSuffix':
+        return this.byte(ONLY_SLASH, this.star(NOT_NEWLINE, next));
+      // (?:/|/[^\n]*/)
+      case 'recursiveZeroOrMore':
+        return this.split(this.byte(ONLY_SLASH, next), this.byte(ONLY_SLASH, this.star(NOT_NEWLINE, this.byte(ONLY_SLASH, next))));
+      case 'class': {
+        const re = new RegExp(classSource(token));
+        return this.byte(table((c) => re.test(String.fromCharCode(c))), next);
+      }
+      case 'alternates': {
+        // As the regex: a branch with no source is left out, and no branch at all matches nothing extra.
+        const entries = token.branches.filter((branch) => branchSource(branch) !== '').map((branch) => this.sequence(branch, next));
+        if (entries.length === 0) return next;
+        return entries.reduceRight((rest, entry) => this.split(entry, rest));
+      }
+    }
+  }
+}
+
+function table(accepts: (code: number) => boolean): Uint8Array {
+  const bytes = new Uint8Array(256);
+  for (let c = 0; c < 256; c++) bytes[c] = accepts(c) ? 1 : 0;
+  return bytes;
+}
+
+const NOT_SLASH = table((c) => c !== SLASH);
+const ONLY_SLASH = table((c) => c === SLASH);
+const NOT_NEWLINE = table((c) => c !== NEWLINE);
+
+function branchSource(branch: readonly Token[]): string {
+  const part = { source: '', crossesSlash: false };
+  tokensToRegex(branch, part);
+  return part.source;
 }
 
 // eslint-disable-next-line no-control-regex

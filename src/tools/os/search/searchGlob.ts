@@ -96,7 +96,7 @@ export function searchGlobAllows(glob: SearchGlob, relPath: string, isDir: boole
 
 /** Whether a rule's glob matches a path in byte form (globRegex.ts), whatever the entry is. */
 export function ruleMatchesPath(rule: GitignoreRule, bytesPath: string): boolean {
-  return rule.regex.test(rule.basenameOnly ? bytesPath.slice(bytesPath.lastIndexOf('/') + 1) : bytesPath);
+  return rule.matcher.test(rule.basenameOnly ? bytesPath.slice(bytesPath.lastIndexOf('/') + 1) : bytesPath);
 }
 
 /** Glob's `pattern`, compiled: which files it lists and which folders can hold them. */
