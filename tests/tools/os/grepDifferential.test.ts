@@ -6,6 +6,7 @@ import { parseRustRegex, type RegexNode } from '../../../src/tools/os/grep/rustR
 import { LINE_CUT_MARKER } from '../../../src/tools/os/grep/grepFormat';
 import { vscodeRipgrepBinary } from '../../../src/tools/os/grep/ripgrepLocator';
 import { callTool, type Harness, text, useAgent } from '../../helpers/agentHarness';
+import { prng } from '../../helpers/prng';
 
 /**
  * A differential test: seeded, generated files and patterns, searched by the Grep tool with the
@@ -18,18 +19,6 @@ const PATTERNS = Number(process.env.GREP_DIFF_PATTERNS ?? 50);
 const MAX_LINE_CHARS = 500;
 const MODES = ['content', 'files_with_matches', 'count_matches'] as const;
 type Mode = (typeof MODES)[number];
-
-/** mulberry32: small, seedable, the same sequence on every platform. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(readonly random: () => number) {}

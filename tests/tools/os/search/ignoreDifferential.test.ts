@@ -9,6 +9,7 @@ import type { Agent } from '../../../../src/scopes/agentScope';
 import { builtinFeatures } from '../../../../src/scopes/builtinFeatures';
 import { callTool } from '../../../helpers/agentHarness';
 import { makeTempDir, removeDir, writeFiles } from '../../../helpers/tempDir';
+import { prng } from '../../../helpers/prng';
 
 /**
  * Generated trees and ignore files, listed by Glob and by both Grep engines, against git
@@ -25,18 +26,6 @@ const TREES = 30;
 const PATTERNS = 80;
 const MARK = 'MARK';
 const rg = vscodeRipgrepBinary();
-
-/** mulberry32: a small seeded generator, the same sequence everywhere. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 const pick = <T>(rnd: Random, items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
@@ -257,7 +246,7 @@ async function withAgents(root: string, use: (builtin: Agent, ripgrep: Agent) =>
 
 withRg('ignore files: Glob and both Grep engines against git and rg (generated trees)', () => {
   test(`${TREES} trees from seed ${SEED}`, async () => {
-    const rnd = random(SEED);
+    const rnd = prng(SEED);
     let gitCompared = 0;
     for (let index = 0; index < TREES; index++) {
       const tree = generateTree(rnd);
@@ -322,7 +311,7 @@ withRg('globs: Glob pattern and Grep glob against rg --files -g (generated)', ()
   afterAll(() => removeDir(root));
 
   test(`${PATTERNS} globs from seed ${SEED}`, async () => {
-    const rnd = random(SEED);
+    const rnd = prng(SEED);
     const paths = (rgFiles(root) as string[]).filter((p) => !p.includes('\\'));
     expect(paths.length).toBeGreaterThan(300);
     let nonEmpty = 0;
