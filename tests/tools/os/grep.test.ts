@@ -552,22 +552,23 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
 
     test('a file with more matching lines than a page can show keeps only those it can: its count is exact and no cap is hit', async () => {
       await fx.app.dispose();
-      // 5,000 matching lines are about 60 KB of lines, far past this cap: kept whole, they would stop the search.
+      // 10,000 matching lines are about 110 KB of lines (searched in windows), far past this cap: kept whole, they would stop the search.
       open({ grep: { maxOutputBytes: 2000 } });
-      writeFiles(fx.dir, { 'many.txt': Array.from({ length: 5000 }, (_, i) => `needle ${i + 1}`).join('\n') + '\n', 'z.txt': 'needle z\n' });
-      // Line 4 is a match past the page, shown as the context of line 3.
-      expect((await grep({ pattern: 'needle', output_mode: 'content', head_limit: 3, '-A': 1 })).split('\n')).toEqual([
+      writeFiles(fx.dir, { 'many.txt': Array.from({ length: 10_000 }, (_, i) => `needle ${i + 1}`).join('\n') + '\n', 'z.txt': 'needle z\n' });
+      // Lines 4 and 5 are matches past the page, shown as the context of lines 2 and 3.
+      expect((await grep({ pattern: 'needle', output_mode: 'content', head_limit: 3, '-A': 2 })).split('\n')).toEqual([
         'many.txt:1:needle 1',
         'many.txt:2:needle 2',
         'many.txt:3:needle 3',
         'many.txt-4-needle 4',
-        'Showing matching lines 1-3 of 5,001 in 2 files. Use offset=3 to see more.',
+        'many.txt-5-needle 5',
+        'Showing matching lines 1-3 of 10,001 in 2 files. Use offset=3 to see more.',
       ]);
       expect((await grep({ pattern: 'needle', output_mode: 'content', offset: 2, head_limit: 2, '-B': 1 })).split('\n')).toEqual([
         'many.txt-2-needle 2',
         'many.txt:3:needle 3',
         'many.txt:4:needle 4',
-        'Showing matching lines 3-4 of 5,001 in 2 files. Use offset=4 to see more.',
+        'Showing matching lines 3-4 of 10,001 in 2 files. Use offset=4 to see more.',
       ]);
     });
 

@@ -572,7 +572,6 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
             if (existing && (existing[2] === 1 || match === 0)) return;
             const [t, c] = cutLine(lineAt(text, starts, k), j.spec.maxLineChars);
             if (!existing) keptChars += t.length;
-            if (match === 1) keptMatches++;
             lines.set(n, [n, t, match, c]);
           };
           const context = (k: number): void => put(k, isMatch.has(k) ? 1 : 0);
@@ -590,6 +589,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
             }
             for (let b = Math.max(1, k - before); b < k; b++) put(b, 0);
             put(k, 1);
+            // A match counts once its context is kept; one shown as the context of another does not.
+            keptMatches++;
             for (let a = k + 1; a <= Math.min(k + after, linesInChunk); a++) context(a);
             pendingAfter = Math.max(pendingAfter, k + after - linesInChunk);
           }
