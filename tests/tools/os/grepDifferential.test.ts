@@ -240,14 +240,18 @@ describe('the builtin engine agrees with ripgrep on generated patterns and files
     const ripgrep: Harness = fx.open({ config: { grep: { engine: 'ripgrep', maxLineChars: MAX_LINE_CHARS } } });
     const failures: string[] = [];
     const patterns = Array.from({ length: PATTERNS }, () => genPattern(g));
-    const compare = async (p: Pattern): Promise<void> => {
-      const [raw, ...answers] = await Promise.all([
+    const compare = async (p: Pattern, index: number): Promise<void> => {
+      // A small content page with context too: the engines keep only the lines a page can show, each in its own way.
+      const page = { pattern: p.pattern, output_mode: 'content', head_limit: 1 + (index % 3), offset: index % 4, '-A': index % 3, '-B': (index + 1) % 2, '-i': p.ci, multiline: p.multiline };
+      const [raw, paged, ...answers] = await Promise.all([
         rawRg(rg, fx.dir, p),
+        Promise.all([callTool(builtin.agent, 'Grep', page), callTool(ripgrep.agent, 'Grep', page)]).then((results) => results.map(text)),
         ...MODES.map(async (mode) => {
           const input = { pattern: p.pattern, output_mode: mode, head_limit: 0, '-i': p.ci, multiline: p.multiline };
           return [text(await callTool(builtin.agent, 'Grep', input)), text(await callTool(ripgrep.agent, 'Grep', input))] as const;
         }),
       ]);
+      if (paged[0] !== paged[1]) failures.push(`pattern ${JSON.stringify(p.pattern)} -i=${p.ci} multiline=${p.multiline} page ${JSON.stringify(page)}\nbuiltin engine:\n${paged[0]}\nripgrep engine:\n${paged[1]}`);
       // Deliberate (docs/tools.md): ripgrep counts empty matches at every byte offset, the builtin engine at every
       // character; and outside multiline mode it counts \A and \z matches only at the ends of the file, though they
       // match lines at the ends of every line.
@@ -264,7 +268,7 @@ describe('the builtin engine agrees with ripgrep on generated patterns and files
       });
     };
     // Two patterns at a time: rg runs in other processes, so the machine's cores are used.
-    for (let i = 0; i < patterns.length; i += 2) await Promise.all(patterns.slice(i, i + 2).map(compare));
+    for (let i = 0; i < patterns.length; i += 2) await Promise.all(patterns.slice(i, i + 2).map((p, j) => compare(p, i + j)));
     if (failures.length > 0) {
       if (process.env.GREP_DIFF_KEEP) fs.cpSync(fx.dir, process.env.GREP_DIFF_KEEP, { recursive: true });
       // The bytes of the files the shown disagreements name.
