@@ -740,6 +740,37 @@ describe('Grep on a file larger than the builtin engine reads at once', () => {
       '--',
     ]);
   });
+
+  test('both engines show the same pages deep into a big file of dense matches, with context', async () => {
+    // ~2.6 MB, matches in runs (lines 7k+1 … 7k+3): pages keep only their own lines, read in windows.
+    const lines = Array.from({ length: 120_000 }, (_, i) => (i % 7 < 3 ? `needle ${i + 1}` : `filler ${i + 1} ${'x'.repeat(i % 13)}`));
+    writeFiles(fx.dir, { 'dense.log': lines.join('\n') + '\n' });
+    const pages = [
+      { offset: 0, head_limit: 4, '-A': 2 },
+      { offset: 1000, head_limit: 5, '-C': 2 },
+      { offset: 51_000, head_limit: 3, '-B': 3 },
+      { offset: 51_420, head_limit: 10, '-A': 4 },
+    ];
+    const outputs: string[][] = [];
+    for (const engine of ENGINES) {
+      fx.open({ config: { grep: { engine } } });
+      outputs.push(await Promise.all(pages.map(async (page) => text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'content', ...page })))));
+      await fx.app.dispose();
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(outputs[0]![0]!.split('\n')).toEqual([
+      'dense.log:1:needle 1',
+      'dense.log:2:needle 2',
+      'dense.log:3:needle 3',
+      'dense.log-4-filler 4 xxx',
+      'dense.log-5-filler 5 xxxx',
+      '--',
+      'dense.log:8:needle 8',
+      'dense.log-9-needle 9',
+      'dense.log-10-needle 10',
+      'Showing matching lines 1-4 of 51,429 in 1 file. Use offset=4 to see more.',
+    ]);
+  });
 });
 
 describe('Grep with the ripgrep engine: the folders above the search folder', () => {
