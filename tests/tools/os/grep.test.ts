@@ -493,6 +493,17 @@ describe.each(ENGINES)('Grep (%s engine)', (engine) => {
       expect(lines.length).toBeLessThan(1000);
     });
 
+    test('in the other modes the cap on collected output says to give a head_limit, not to use the mode in use', async () => {
+      await fx.app.dispose();
+      open({ grep: { maxOutputBytes: 2000 } });
+      writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${'d/'.repeat(10)}f${String(i).padStart(3, '0')}.txt`, 'needle\n'])));
+      for (const mode of ['files_with_matches', 'count_matches']) {
+        expect((await grep({ pattern: 'needle', output_mode: mode, head_limit: 0 })).split('\n')[0]).toBe(
+          'Grep stopped after collecting 2.0 KB of matches; the results below are partial and the totals are lower bounds. Narrow the pattern or path, or give a head_limit and page with offset.',
+        );
+      }
+    });
+
     test('a content page keeps only its own lines: past the cap on collected output, the totals are exact and the page is the first in path order', async () => {
       await fx.app.dispose();
       open({ grep: { maxOutputBytes: 12_000 } });

@@ -73,7 +73,8 @@ export function renderGrep(p: GrepPresentation): ToolResult {
   } else if (p.stopped === 'cap') {
     out.push(
       `Grep stopped after collecting ${formatBytes(p.maxOutputBytes)} of matches; the results below are partial and the totals are lower bounds. ` +
-        `Narrow the pattern or path, or use output_mode "files_with_matches" or "count_matches".`,
+        // Pages keep only what they show (GrepCollector): only head_limit 0, or a page far in, fills the cap.
+        (p.mode === 'content' ? `Narrow the pattern or path, or use output_mode "files_with_matches" or "count_matches".` : 'Narrow the pattern or path, or give a head_limit and page with offset.'),
     );
   }
   const limit = p.headLimit === 0 ? Infinity : p.headLimit;
