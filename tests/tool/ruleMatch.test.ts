@@ -8,6 +8,7 @@ import {
   ruleMatches,
   tryParseRule,
 } from '../../src/tool/ruleMatch';
+import { prng } from '../helpers/prng';
 
 describe('parseRule()', () => {
   test.each<[string, { tool: string; args?: string }]>([
@@ -301,5 +302,58 @@ describe('matchTextRule()', () => {
     ['!*.internal/*', 'https://x.com/a', true],
   ])('%j matches %j: %s', (pattern, subject, expected) => {
     expect(matchTextRule(pattern, subject)).toBe(expected);
+  });
+});
+
+describe('rule globs (matchTextRule, matchCommandRule)', () => {
+  /** The meaning of a rule glob, as a backtracking regex: `*` any text (newlines too), `?` one UTF-16 unit, `\x` the character x. */
+  const oracle = (glob: string): RegExp => {
+    let source = '';
+    for (let i = 0; i < glob.length; i++) {
+      const c = glob[i]!;
+      const literal = c === '\\' && i + 1 < glob.length ? glob[++i]! : c;
+      if (literal === c && c === '*') source += '.*';
+      else if (literal === c && c === '?') source += '.';
+      else source += literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`, 's');
+  };
+
+  test('agree with the regex they stand for on 20,000 generated globs and texts', () => {
+    const random = prng(20261203);
+    const pick = (chars: string, max: number) => Array.from({ length: Math.floor(random() * (max + 1)) }, () => chars[Math.floor(random() * chars.length)]!).join('');
+    const disagreements: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      // A rule is trimmed, and an empty one matches everything (as a negation-free "!"): such globs are skipped.
+      const glob = pick('ab*?\\\n😀', 8);
+      if (glob.trim() !== glob || glob === '') continue;
+      // Lone surrogates too: a character of the emoji is picked on its own.
+      const text = pick('ab*?\\\n😀', 10);
+      const expected = oracle(glob).test(text);
+      if (matchTextRule(glob, text) !== expected) disagreements.push(`${JSON.stringify(glob)} on ${JSON.stringify(text)}: expected ${expected}`);
+    }
+    expect(disagreements.slice(0, 10)).toEqual([]);
+  });
+
+  test.each<[string, string, boolean]>([
+    ['a*b?c', 'axxbyc', true],
+    ['a*b?c', 'abc', false],
+    ['*', '', true],
+    ['a\\*', 'a*', true],
+    ['a\\*', 'ab', false],
+    ['a\\', 'a\\', true],
+    ['**a', 'ba', true],
+    ['?', '😀', false],
+    ['??', '😀', true],
+  ])('%j matches %j: %s', (glob, text, expected) => {
+    expect(matchTextRule(glob, text)).toBe(expected);
+  });
+
+  // A regex of `.*` per star backtracks polynomially: this took 6 s on a 6 KB command, hours on 200 KB.
+  test('a rule with several stars and a long command that it does not match ends at once', () => {
+    const command = `echo ${'ab '.repeat(70_000)}`;
+    expect(matchCommandRule('echo * * *x', command, 'allow')).toBe(false);
+    expect(matchCommandRule('echo * * *x', command, 'deny')).toBe(false);
+    expect(matchTextRule('*a*a*a*a*a*b', 'a'.repeat(200_000))).toBe(false);
   });
 });
