@@ -1,13 +1,13 @@
 import { isUtf8 } from 'node:buffer';
+import type { PositionalReader } from '../../../base/fs/fileHash';
 /**
  * Streaming line windows over a file: the first N lines from a start line, or the last N lines,
  * without reading the whole file into memory. Lines are capped before decoding, so a file with
  * an 800 KB line costs no more than one with short lines.
  */
 
-export interface ReadableHandle {
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-}
+/** What the line reader reads from: a FileHandle, or any positional reader. */
+export type ReadableHandle = PositionalReader;
 
 export interface LineWindowOptions {
   /** Maximum lines to return. */
