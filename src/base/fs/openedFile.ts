@@ -1,10 +1,8 @@
 import * as nodeFs from 'node:fs';
 import { constants, type Stats } from 'node:fs';
-import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { isErrnoException } from '../errors';
-import type { PositionalReader } from './fileHash';
 import type { RuntimeFs } from './runtimeFs';
 
 /**
@@ -130,21 +128,6 @@ export interface OpenedFile {
   readonly handle: FileHandle;
   /** The fstat of the handle: the file that is read, whatever the path leads to by now. */
   readonly stat: Stats;
-  /** The handle is a descriptor on the local disk (the runtime's fs is node:fs/promises): small reads of it may be synchronous (descriptorReader). */
-  readonly local: boolean;
-}
-
-/**
- * Reads of a local handle's descriptor, synchronously: a read of a few KiB costs less than the
- * round trip through the thread pool that FileHandle.read makes (each round trip was about a
- * sixth of a small Read). For small files only: a big file read this way would hold the event
- * loop for as long as the whole read takes.
- */
-export function descriptorReader(opened: OpenedFile): PositionalReader {
-  const fd = opened.handle.fd;
-  return {
-    read: async (buffer, offset, length, position) => ({ bytesRead: nodeFs.readSync(fd, buffer, offset, length, position) }),
-  };
 }
 
 /**
@@ -174,13 +157,11 @@ export async function openRegularFile(fs: RuntimeFs, path: string): Promise<Open
     }
     throw error;
   }
-  // node:fs/promises itself: its handles are descriptors, and their fstat is cheaper synchronous.
-  const local = fs.open === fsp.open;
   try {
-    const stat = local ? nodeFs.fstatSync(handle.fd) : await handle.stat();
+    const stat = await handle.stat();
     if (!stat.isFile()) throw new NotRegularFileError(path, fileKindOf(stat));
     await verifyOpenedPath(fs, handle, stat, path);
-    return { handle, stat, local };
+    return { handle, stat };
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;

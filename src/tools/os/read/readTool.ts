@@ -19,7 +19,7 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
-import { descriptorReader, NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
+import { NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
 import { CHUNK_BYTES, type LineWindow, type ReadableHandle, readForward, readTail, windowFromText } from './lineReader';
 import { type ReadInput, ReadInputSchema, READ_SAMPLES } from './read';
 import { readConfig } from '../osConfig';
@@ -97,12 +97,10 @@ export class ReadTool implements ExecutableTool<ReadInput> {
       return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
     }
 
-    // A file that the first read takes whole is read synchronously on the local disk.
-    const source = opened.local && size <= FIRST_READ_BYTES ? descriptorReader(opened) : fileHandle;
     // Files Read scans whole anyway are hashed from the same reads, for the stale-write guard.
     const hash = this.fileState && size <= this.fileState.hashMaxBytes ? new SequentialHash() : undefined;
-    const handle = hash ? hash.wrap(source) : source;
-    const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(source, size, signal) : undefined);
+    const handle = hash ? hash.wrap(fileHandle) : fileHandle;
+    const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(fileHandle, size, signal) : undefined);
     try {
       const first = Buffer.allocUnsafe(Math.min(FIRST_READ_BYTES, size));
       const { bytesRead } = await handle.read(first, 0, first.length, 0);
