@@ -68,7 +68,6 @@ describe('Tower (experimental)', () => {
     expect((await out(h, 'TowerPlan', { missions: [{ title: 'A', scope: ['src/*a*a*a*a*b/**'] }] })).text).toBe(
       'mission "A": scope "src/*a*a*a*a*b/**" has too many wildcards (at most 3 "*" in one path segment and 3 "**" segments; more can take minutes to match); name the folders or files instead (e.g. "src/parser/**").',
     );
-    expect((await out(h, 'TowerPlan', { missions: [{ title: 'A', scope: ['**/a/**/b/**/c/**'] }] })).text).toContain('has too many wildcards');
     expect((await out(h, 'TowerPlan', { missions: [{ title: 'A', scope: ['src/**'], deps: ['M9'] }] })).text).toContain('dependency M9 is not a mission');
     const planned = await out(h, 'TowerPlan', { missions: [{ title: 'Parser CRLF', scope: ['src/parser/**'], tasks: ['handle CRLF', 'test'] }, { title: 'Docs survey', scope: ['src/**'], kind: 'survey' }] });
     expect(planned.isError).toBe(false);
