@@ -86,12 +86,11 @@ class Collector {
       text = text.slice(0, limit);
     }
     if (text.includes('\0')) this.sawNul = true;
-    const line: WindowLine = {
-      n,
-      text,
-      ...(cutFrom !== undefined ? { cutFromBytes: cutFrom } : {}),
-      ...(invalidUtf8 ? { invalidUtf8: true } : {}),
-    };
+    // The common line has neither mark: a plain literal, not the spreads (each an object of its own).
+    const line: WindowLine =
+      cutFrom === undefined && !invalidUtf8
+        ? { n, text }
+        : { n, text, ...(cutFrom !== undefined ? { cutFromBytes: cutFrom } : {}), ...(invalidUtf8 ? { invalidUtf8: true } : {}) };
     const cost = renderedLength(line) + (this.lines.length > 0 ? 1 : 0);
     if (this.lines.length > 0 && this.chars + cost > this.options.maxChars) {
       this.full = 'chars';

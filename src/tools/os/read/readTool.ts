@@ -189,10 +189,19 @@ export function renderWindow(
   window: LineWindow,
   context: { lineOffset: number; size: number; options: ReadConfig; encoding: string },
 ): string {
-  const body = window.lines.map((line) => {
-    const marker = line.cutFromBytes !== undefined ? ` [...line truncated: ${formatCount(line.cutFromBytes)} bytes in total]` : '';
-    return `${line.n}\t${line.text}${marker}`;
-  });
+  // One string built in a pass (a Read's output is most of what it allocates), and the marked lines found on the way.
+  let body = '';
+  const cut: number[] = [];
+  const invalid: number[] = [];
+  for (const line of window.lines) {
+    body += `${line.n}\t${line.text}`;
+    if (line.cutFromBytes !== undefined) {
+      body += ` [...line truncated: ${formatCount(line.cutFromBytes)} bytes in total]`;
+      cut.push(line.n);
+    }
+    if (line.invalidUtf8) invalid.push(line.n);
+    body += '\n';
+  }
   const status: string[] = [];
   const total = window.totalLines;
   const totalText = total !== undefined ? formatCount(total) : undefined;
@@ -224,13 +233,11 @@ export function renderWindow(
       status.push(`Stopped at the ${formatCount(context.options.maxChars)}-character budget; continue with line_offset=${next}.`);
     }
   }
-  const cut = window.lines.filter((l) => l.cutFromBytes !== undefined).map((l) => l.n);
   if (cut.length > 0) status.push(`Line${cut.length > 1 ? 's' : ''} ${listNumbers(cut)} ${cut.length > 1 ? 'were' : 'was'} longer than ${formatCount(context.options.maxLineChars)} characters and cut.`);
-  const invalid = window.lines.filter((l) => l.invalidUtf8).map((l) => l.n);
   if (invalid.length > 0) status.push(`Line${invalid.length > 1 ? 's' : ''} ${listNumbers(invalid)} contain${invalid.length > 1 ? '' : 's'} bytes that are not valid UTF-8, shown as \uFFFD.`);
   if (window.crlfLines > 0) status.push('The file uses CRLF line endings (shown without \\r).');
   if (context.encoding === 'utf16le' || context.encoding === 'utf16be') status.push(`The file is ${context.encoding === 'utf16le' ? 'UTF-16 LE' : 'UTF-16 BE'} text, shown converted.`);
-  return [...body, `<system>${status.join(' ')}</system>`].join('\n');
+  return `${body}<system>${status.join(' ')}</system>`;
 }
 
 export const IReadTool = createServiceId<ReadTool>('tool.Read');
