@@ -1,5 +1,5 @@
 // One Grep call in a fresh process, so its whole-process peak RSS can be measured: prints {ms, firstLine}.
-// argv: <root> <engine> <output_mode> <pattern> [i]
+// argv: <root> <engine> <output_mode> <pattern> [i | rest]  (rest: create the App and agent, search nothing)
 import 'reflect-metadata';
 import { createApp } from '../src/scopes/appScope';
 import { builtinFeatures } from '../src/scopes/builtinFeatures';
@@ -10,6 +10,12 @@ async function main(): Promise<void> {
   const app = createApp({ features: builtinFeatures(), config: { grep: { engine } } });
   const agent = app.createAgent({ cwd: root });
   const tool = agent.registry.get('Grep')!.tool;
+  if (process.argv[6] === 'rest') {
+    // The floor: the same process with its App and agent, searching nothing.
+    process.stdout.write(JSON.stringify({ ms: 0, firstLine: '' }));
+    await app.dispose();
+    return;
+  }
   const start = performance.now();
   const execution = await tool.resolveExecution({ pattern, output_mode: mode, ...(ci === 'i' ? { '-i': true } : {}) } as never);
   if (execution.isError) throw new Error(String(execution.output));
