@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+// The module object itself (an `import *` is a copy of getters): jest.spyOn replaces its functions.
+import nodeFs = require('node:fs');
 import { IConfigService } from '../../../src/services/config/config';
 import { createLocalRuntime } from '../../../src/services/runtime/localRuntime';
 import { IAgentRuntimeService } from '../../../src/services/runtime/runtime';
@@ -303,6 +305,30 @@ describe('Read of a small file', () => {
     const edit = await callTool(fx.agent, 'Edit', { path: 'small.txt', old_string: 'line 100\n', new_string: 'last\n' });
     expect(edit.isError).toBeFalsy();
     expect(fs.readFileSync(nodePath.join(fx.dir, 'small.txt'), 'utf8').endsWith('line 99\nlast\n')).toBe(true);
+  });
+
+  test('a Read that runs alone reads it synchronously; Reads in flight together read through the thread pool', async () => {
+    fx.open();
+    const files = Array.from({ length: 6 }, (_, i) => `f${i}.txt`);
+    writeFiles(fx.dir, Object.fromEntries(files.map((name, i) => [name, `file ${i}\nend\n`])));
+    const readSync = jest.spyOn(nodeFs, 'readSync');
+    const fstatSync = jest.spyOn(nodeFs, 'fstatSync');
+    try {
+      // Alone: no thread-pool round trip for the fstat or the read (each about a sixth of a small Read).
+      expect(await read({ path: 'f0.txt' })).toBe('1\tfile 0\n2\tend\n<system>Lines 1-2 of 2. End of file reached.</system>');
+      expect({ readSync: readSync.mock.calls.length, fstatSync: fstatSync.mock.calls.length }).toEqual({ readSync: 1, fstatSync: 1 });
+      readSync.mockClear();
+      fstatSync.mockClear();
+      // A batch of six: the first starts alone, the others start while it waits for its open, so
+      // their I/O overlaps instead of adding up on the event loop.
+      const results = await fx.agent.executor.execute(files.map((path, i) => ({ id: `r${i}`, name: 'Read', arguments: JSON.stringify({ path }) })));
+      expect(results.map((r) => String(r.output).split('\n')[0])).toEqual(files.map((_, i) => `1\tfile ${i}`));
+      expect(readSync.mock.calls.length).toBeLessThanOrEqual(1);
+      expect(fstatSync.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      readSync.mockRestore();
+      fstatSync.mockRestore();
+    }
   });
 
   test('files around the size of the first read agree with a plain split, with and without a byte-order mark', async () => {

@@ -19,7 +19,7 @@ import { resolvePathAccess } from '../../../tool/pathAccess';
 import { renderPrompt } from '../../../tool/renderPrompt';
 import { literalRule, matchPathRule } from '../../../tool/ruleMatch';
 import { describeBinary, detectEncoding } from '../../../base/fs/fileSniff';
-import { NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
+import { descriptorReader, NotRegularFileError, type OpenedFile, openRegularFile, PathChangedError, pathChangedMessage } from '../../../base/fs/openedFile';
 import { CHUNK_BYTES, type LineWindow, type ReadableHandle, readForward, readTail, windowFromText } from './lineReader';
 import { type ReadInput, ReadInputSchema, READ_SAMPLES } from './read';
 import { readConfig } from '../osConfig';
@@ -36,6 +36,8 @@ export class ReadTool implements ExecutableTool<ReadInput> {
   readonly name = 'Read';
   readonly parameters: JsonSchema = PARAMETERS;
   readonly annotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+  /** Reads of this agent in flight. */
+  private reading = 0;
 
   constructor(
     @inject(IConfigService) private readonly config: IConfigService,
@@ -78,6 +80,16 @@ export class ReadTool implements ExecutableTool<ReadInput> {
 
   private async read(input: ReadInput, path: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
     if (this.runtime.generation !== generation) return toolError('The runtime changed after this call was prepared. Retry the tool call.');
+    this.reading++;
+    try {
+      return await this.readAs(this.reading === 1, input, path, generation, signal);
+    } finally {
+      this.reading--;
+    }
+  }
+
+  /** `alone`: no other Read of this agent is in flight, so nothing overlaps with this one's I/O. */
+  private async readAs(alone: boolean, input: ReadInput, path: string, generation: number, signal: AbortSignal): Promise<ToolResult> {
     const options = this.config.section(readConfig);
     const shown = input.path;
     const fs = this.runtime.requireFs();
@@ -85,7 +97,7 @@ export class ReadTool implements ExecutableTool<ReadInput> {
     // FIFO swapped in after the call was resolved is refused, never followed or blocked on.
     let opened: OpenedFile;
     try {
-      opened = await openRegularFile(fs, path);
+      opened = await openRegularFile(fs, path, { synchronousStat: alone });
     } catch (error) {
       return toolError(openErrorMessage(shown, error));
     }
@@ -97,10 +109,12 @@ export class ReadTool implements ExecutableTool<ReadInput> {
       return { output: `<system>The file is empty (0 bytes).</system>`, spillExempt: true };
     }
 
+    // A Read alone reads a file its first read takes whole synchronously (see OpenRegularFileOptions).
+    const source = alone && opened.local && size <= FIRST_READ_BYTES ? descriptorReader(opened) : fileHandle;
     // Files Read scans whole anyway are hashed from the same reads, for the stale-write guard.
     const hash = this.fileState && size <= this.fileState.hashMaxBytes ? new SequentialHash() : undefined;
-    const handle = hash ? hash.wrap(fileHandle) : fileHandle;
-    const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(fileHandle, size, signal) : undefined);
+    const handle = hash ? hash.wrap(source) : source;
+    const seen = async () => this.recordSeen(path, stat, generation, hash ? await hash.finish(source, size, signal) : undefined);
     try {
       const first = Buffer.allocUnsafe(Math.min(FIRST_READ_BYTES, size));
       const { bytesRead } = await handle.read(first, 0, first.length, 0);
