@@ -86,16 +86,27 @@ function removeStaleCaches(dir, current) {
   for (const name of fs.readdirSync(dir)) if (isStale(name)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
+/**
+ * The bundle compiled with the cache in `file`, if there is one. The cache's bytes (2-3 MB) are
+ * not needed once compiled: read in here, they are garbage when it returns, not held until the
+ * command's synchronous part (most of a short command) is done.
+ */
+function compileBundle(file) {
+  const cachedData = readCache(file);
+  const script = new vm.Script(Module.wrap(bytes.toString('utf8').replace(/^#!.*/, '')), { filename: bundle, cachedData });
+  return { script, hadCache: cachedData !== undefined };
+}
+
 const file = cacheFile();
-const cachedData = readCache(file);
-const script = new vm.Script(Module.wrap(bytes.toString('utf8').replace(/^#!.*/, '')), { filename: bundle, cachedData });
+const { script, hadCache } = compileBundle(file);
+// The script keeps its own source.
 bytes = undefined;
 const mod = new Module(bundle, module);
 mod.filename = bundle;
 mod.paths = Module._nodeModulePaths(__dirname);
 script.runInThisContext()(mod.exports, Module.createRequire(bundle), mod, bundle, __dirname);
 
-if (file && (cachedData === undefined || script.cachedDataRejected)) {
+if (file && (!hadCache || script.cachedDataRejected)) {
   // Written once the CLI is done, so the cache holds the functions this run compiled too.
   process.once('beforeExit', () => {
     const temporary = `${file}.${process.pid}.tmp`;

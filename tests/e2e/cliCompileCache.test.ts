@@ -38,6 +38,20 @@ describe('CLI code cache', () => {
     expect(caches()).toHaveLength(2);
   });
 
+  test('the cache read at start-up is not kept in memory once the bundle is compiled', async () => {
+    expect((await tools()).code).toBe(0);
+    const cacheBytes = fs.statSync(nodePath.join(cacheDir(), caches()[0]!)).size;
+    // A preload that reports, at exit, the memory held by ArrayBuffers (a Buffer's bytes among them).
+    const probe = nodePath.join(dir.path, 'probe.js');
+    fs.writeFileSync(probe, "process.on('exit', () => process.stderr.write(`arrayBuffers=${process.memoryUsage().arrayBuffers}\\n`));\n");
+    const run = await tools({ NODE_OPTIONS: `--require ${probe}` });
+    expect(run.code).toBe(0);
+    const held = Number(/arrayBuffers=(\d+)/.exec(run.stderr)?.[1]);
+    expect(cacheBytes).toBeGreaterThan(1024 * 1024);
+    // Kept, it would be all of the cache file's bytes.
+    expect(held).toBeLessThan(cacheBytes / 4);
+  });
+
   test('a corrupt cache is rejected by V8, the command still works, and the cache is rewritten', async () => {
     expect((await tools()).code).toBe(0);
     const file = nodePath.join(cacheDir(), caches()[0]!);
