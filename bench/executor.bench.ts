@@ -239,7 +239,7 @@ const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 /**
  * Whole-process peak RSS of `toolhost run` with a batch of N Reads of real small files (20 lines
  * each, one file per call), next to `node -e 0`; and paired against the same CLI with V8's own
- * heap growing (the launcher sets --heap-growing-percent=100 unless the user chose a value), to
+ * heap growing (the launcher sets --heap-growing-percent=75 unless the user chose a value), to
  * show what that setting saves and costs in CPU.
  */
 async function cliReads(sizes: readonly number[]): Promise<string[][]> {

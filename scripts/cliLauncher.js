@@ -13,15 +13,16 @@ const vm = require('node:vm');
 const crypto = require('node:crypto');
 const v8 = require('node:v8');
 
-// For `run`: the old generation may grow to 2x what survived the last full collection before the
-// next one, not V8's up to 4x; set before the bundle loads, so it applies from the first full
+// For `run`: the old generation may grow to 1.75x what survived the last full collection before
+// the next one, not V8's up to 4x; set before the bundle loads, so it applies from the first full
 // collection on. A batch of thousands of calls promotes short-lived garbage at a steady rate, and
-// with 4x the process held ~30 MiB of it on 10,000 Reads (peak RSS 170 -> 140 MiB, CPU within the
-// noise; `npm run bench -- executor`). The cost: the flag is process-wide, so a builtin Grep's
-// workers grow their heaps more too (+18 MiB peak on the bench corpus). Not set when the user
-// chose a value.
+// with 4x the process held ~45 MiB of it on 10,000 Reads (`npm run bench -- executor`: peak RSS
+// 193 -> 145-148 MiB, 242 -> 166-168 MiB on 30,000; CPU 0.96-1.06x of V8's own setting; 2x, the
+// setting before, peaked at 150 and 175 MiB). The flag is process-wide, so a builtin Grep's
+// workers follow it too (no change measured on the bench corpus). Not set when the user chose a
+// value.
 if (process.argv[2] === 'run' && !`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`.includes('heap-growing-percent')) {
-  v8.setFlagsFromString('--heap-growing-percent=100');
+  v8.setFlagsFromString('--heap-growing-percent=75');
 }
 
 const bundle = path.join(__dirname, 'toolhost.bundle.js');
