@@ -18,14 +18,20 @@ export class ToolArgsValidatorService implements IToolArgsValidatorService {
   // validateSchema: false — compile checks a schema against the meta-schema itself, except one
   // zod generated (isGeneratedInputSchema): compiling the meta-schema's validator is most of a
   // process's first compile, which a built-in tool's first call would pay.
-  private readonly ajv = new Ajv({
-    allErrors: true,
-    allowUnionTypes: true,
-    validateFormats: false,
-    strict: false,
-    validateSchema: false,
-    code: { regExp: this.patterns.engine },
-  });
+  // Made on the first compile, not with the service: an agent that validates nothing (`toolhost
+  // tools`) does not pay for it (about 3 ms in a fresh process).
+  private ajvInstance: Ajv | undefined;
+  private get ajv(): Ajv {
+    this.ajvInstance ??= new Ajv({
+      allErrors: true,
+      allowUnionTypes: true,
+      validateFormats: false,
+      strict: false,
+      validateSchema: false,
+      code: { regExp: this.patterns.engine },
+    });
+    return this.ajvInstance;
+  }
   private readonly cache = new WeakMap<object, Compiled>();
 
   check(schema: JsonSchema): string | undefined {
