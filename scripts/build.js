@@ -41,7 +41,8 @@ if (!bench) bundleCli(path.join(srcOut, 'bin.js'), bin);
  * lazy, so commands without MCP do not initialise it; bundled, it shares the code cache);
  * @vscode/ripgrep (which finds its binary from its own folder) stays outside, and so do sharp (an
  * optional dependency with a native binary, required on first use), unpdf (the PDF worker
- * thread requires it by the path the main thread resolves), and ioredis and bullmq (optional,
+ * thread requires it by the path the main thread resolves, as the FetchURL extractor's worker
+ * does linkedom, @mozilla/readability and the turndown modules), and ioredis and bullmq (optional,
  * required only when scale.redis.url is set). The entry is dist/bin.js
  * (src/bin.ts), which also hands the CLI the library for configured features.
  * dist/cli/main.js (the package's bin) is scripts/cliLauncher.js, which runs the bundle with a V8
@@ -73,7 +74,8 @@ function bundleCli(entry, bin) {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['@vscode/ripgrep', 'sharp', 'unpdf', 'ioredis', 'bullmq'],
+      // The FetchURL extractor's worker requires these by the paths the main thread resolves.
+      external: ['@vscode/ripgrep', 'sharp', 'unpdf', 'ioredis', 'bullmq', 'linkedom', '@mozilla/readability', 'turndown', 'turndown-plugin-gfm'],
       plugins: [keepDirname],
       minify: process.env.TOOLHOST_BUNDLE_NO_MINIFY !== "1",
       logLevel: 'warning',
