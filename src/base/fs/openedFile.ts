@@ -1,11 +1,10 @@
 import * as nodeFs from 'node:fs';
 import { constants, type Stats } from 'node:fs';
-import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { isErrnoException } from '../errors';
 import type { PositionalReader } from './fileHash';
-import type { RuntimeFs } from './runtimeFs';
+import { isLocalDisk, type RuntimeFs } from './runtimeFs';
 
 /**
  * Using a path that was resolved (canonicalised, checked, approved) earlier: between the check and
@@ -130,7 +129,7 @@ export interface OpenedFile {
   readonly handle: FileHandle;
   /** The fstat of the handle: the file that is read, whatever the path leads to by now. */
   readonly stat: Stats;
-  /** The handle is a descriptor of node:fs/promises itself (the local disk): descriptorReader can read it. */
+  /** The handle is a descriptor on the local disk (isLocalDisk): descriptorReader can read it. */
   readonly local: boolean;
 }
 
@@ -183,7 +182,7 @@ export async function openRegularFile(fs: RuntimeFs, path: string, options: Open
     }
     throw error;
   }
-  const local = fs.open === fsp.open;
+  const local = isLocalDisk(fs);
   try {
     const stat = local && options.synchronousStat ? nodeFs.fstatSync(handle.fd) : await handle.stat();
     if (!stat.isFile()) throw new NotRegularFileError(path, fileKindOf(stat));

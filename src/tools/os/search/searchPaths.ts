@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { type PathChange, PathChangedError, verifyRealPath } from '../../../base/fs/openedFile';
+import { isLocalDisk } from '../../../base/fs/runtimeFs';
 import type { RuntimeFs } from '../../../services/runtime/runtime';
 import { isPathInside } from '../../../tool/pathAccess';
 import { REPO_MARKERS, type SearchFs } from './ignoreTree';
@@ -46,8 +47,7 @@ export function repositoryEncloses(dir: string): boolean {
 
 /** The search file operations of a runtime's fs (the local fast paths when it is the local disk). */
 export function runtimeSearchFs(runtimeFs: RuntimeFs): SearchFs {
-  // A namespace import may be a copy of the module object; its functions are the module's own.
-  if (runtimeFs.readdir === fsp.readdir && runtimeFs.stat === fsp.stat && runtimeFs.readFile === fsp.readFile) return localSearchFs;
+  if (isLocalDisk(runtimeFs)) return localSearchFs;
   return {
     readdir: (path, options) => runtimeFs.readdir(path, options),
     readFile: (path, encoding) => runtimeFs.readFile(path, encoding),
