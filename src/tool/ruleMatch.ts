@@ -127,15 +127,6 @@ function joinGlob(dir: string, pattern: string): string {
   return escapedDir.endsWith('/') ? escapedDir + pattern : `${escapedDir}/${pattern}`;
 }
 
-function matchesOneCommand(body: string, command: string): boolean {
-  // `git:*` is a prefix rule: `git` alone or `git <anything>`.
-  if (body.endsWith(':*') && !body.endsWith('\\:*')) {
-    const prefix = unescapeRule(body.slice(0, -2)).trim();
-    return command === prefix || command.startsWith(prefix + ' ');
-  }
-  return wildcardMatches(toRulePattern(body.replace(/\s+/g, ' '), false), command);
-}
-
 function hasUnescapedGlob(text: string): boolean {
   return /(^|[^\\])(\\\\)*[*?]/.test(text);
 }
@@ -152,6 +143,8 @@ export type RuleMatchMode = 'allow' | 'deny';
 
 function commandPositive(body: string, command: string, mode: RuleMatchMode): boolean {
   if (body === '*') return true;
+  const rules = rulePatterns(body);
+  const matchesOneCommand = (text: string) => rules.some((rule) => wildcardMatches(rule, text));
   if (mode === 'allow') {
     const parsed = parseShellCommand(command);
     const parts = parsed.commands;
@@ -161,15 +154,14 @@ function commandPositive(body: string, command: string, mode: RuleMatchMode): bo
     // A rule for a command does not cover that command writing a file by redirection
     // (`Bash(cat:*)` is not `cat x > ~/.bashrc`), unless the rule itself redirects.
     const ruleRedirects = body.includes('>');
-    return parsed.commands.every((part) => matchesOneCommand(body, part.text) && (ruleRedirects || !part.redirections.some(redirectionWritesFile)));
+    return parsed.commands.every((part) => matchesOneCommand(part.text) && (ruleRedirects || !part.redirections.some(redirectionWritesFile)));
   }
-  if (matchesOneCommand(body, command.trim())) return true;
+  if (matchesOneCommand(command.trim())) return true;
   // A deny rule fires when any command the line may run could match it, whatever the spelling;
   // what cannot be decided (a command name known only at run time, `eval $x`, `source`, …) matches.
   const runs = commandsRun(command);
   if (!runs.decided) return true;
-  if (runs.texts.some((text) => matchesOneCommand(body, text))) return true;
-  const rules = rulePatterns(body);
+  if (runs.texts.some(matchesOneCommand)) return true;
   return runs.patterns.some((subject) => rules.some((rule) => patternsIntersect(rule, subject)));
 }
 
@@ -219,7 +211,7 @@ function wildcardMatches(pattern: readonly number[], text: string): boolean {
   return p === pattern.length;
 }
 
-/** A command rule as patterns over a command's text: a glob, or `prefix:*` as `prefix` and `prefix *`. */
+/** A command rule as patterns over a command's text: a glob, or `prefix:*` (`git:*`: `git` alone or `git <anything>`) as `prefix` and `prefix *`. */
 function rulePatterns(body: string): number[][] {
   if (body.endsWith(':*') && !body.endsWith('\\:*')) {
     const prefix = toRulePattern(unescapeRule(body.slice(0, -2)).trim(), true);

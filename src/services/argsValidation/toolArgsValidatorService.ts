@@ -14,14 +14,14 @@ type Compiled = { readonly validate: ValidateFunction } | { readonly error: stri
 export class ToolArgsValidatorService implements IToolArgsValidatorService {
   // Schema patterns run under a time limit: a backtracking one (`(a+)+$`) must not freeze the host.
   private readonly patterns = new BoundedRegExps();
-  // strict: false — schemas from MCP servers use keywords and formats of every draft.
-  // validateSchema: false — compile checks a schema against the meta-schema itself, except one
-  // zod generated (isGeneratedInputSchema): compiling the meta-schema's validator is most of a
-  // process's first compile, which a built-in tool's first call would pay.
   // Made on the first compile, not with the service: an agent that validates nothing (`toolhost
   // tools`) does not pay for it (about 3 ms in a fresh process).
   private ajvInstance: Ajv | undefined;
   private get ajv(): Ajv {
+    // strict: false — schemas from MCP servers use keywords and formats of every draft.
+    // validateSchema: false — compile checks a schema against the meta-schema itself, except one
+    // zod generated (isGeneratedInputSchema): compiling the meta-schema's validator is most of a
+    // process's first compile, which a built-in tool's first call would pay.
     this.ajvInstance ??= new Ajv({
       allErrors: true,
       allowUnionTypes: true,
