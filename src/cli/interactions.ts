@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as readline from 'node:readline';
+import type * as readline from 'node:readline';
 import * as tty from 'node:tty';
 import type {
   ApprovalRequest,
@@ -17,6 +17,7 @@ import type {
   UserQuestion,
 } from '../services/interaction/interaction';
 import { NoInteractionHostError } from '../services/interaction/interaction';
+import { nodeBuiltins } from '../base/nodeBuiltins';
 
 const YES_HINT = 'run toolhost with --yes to approve every call';
 
@@ -150,7 +151,7 @@ export class TerminalLines {
   private open(): tty.ReadStream {
     if (this.stream) return this.stream;
     const stream = new tty.ReadStream(fs.openSync('/dev/tty', 'r'));
-    const lines = readline.createInterface({ input: stream, terminal: false });
+    const lines = nodeBuiltins.readline().createInterface({ input: stream, terminal: false });
     lines.on('line', (line) => (this.waiting ? this.waiting(line) : this.queue.push(line)));
     lines.on('close', () => {
       this.closed = true;

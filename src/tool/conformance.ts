@@ -1,7 +1,7 @@
-import childProcess = require('node:child_process');
 import fs = require('node:fs');
 import { Ajv } from 'ajv';
 import { errorMessage } from '../base/errors';
+import { nodeBuiltins } from '../base/nodeBuiltins';
 import { type ExecutableTool, outputText } from './contract';
 import { ToolInputDisplaySchema } from './display';
 import { TOOL_NAME_PATTERN } from '../di/toolContribution';
@@ -15,7 +15,7 @@ const FORBIDDEN_IO = {
 type Patchable = Record<string, unknown>;
 
 function modules(): Record<keyof typeof FORBIDDEN_IO, Patchable> {
-  return { fs: fs as unknown as Patchable, 'fs.promises': fs.promises as unknown as Patchable, child_process: childProcess as unknown as Patchable };
+  return { fs: fs as unknown as Patchable, 'fs.promises': fs.promises as unknown as Patchable, child_process: nodeBuiltins.childProcess() as unknown as Patchable };
 }
 
 /**

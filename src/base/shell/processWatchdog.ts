@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { HOST_RUN_PREFIX, RUN_ID_VARIABLE } from './processGroup';
+import { nodeBuiltins } from '../nodeBuiltins';
 
 /** After SIGTERM to what is left, how long the watchdog waits before SIGKILL, in seconds. */
 const WATCHDOG_KILL_GRACE_S = 2;
@@ -76,7 +77,7 @@ class ProcessWatchdog {
     delete env[RUN_ID_VARIABLE];
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, 'toolhost-watchdog', HOST_RUN_PREFIX, String(WATCHDOG_KILL_GRACE_S)], {
+      child = nodeBuiltins.childProcess().spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, 'toolhost-watchdog', HOST_RUN_PREFIX, String(WATCHDOG_KILL_GRACE_S)], {
         detached: true,
         stdio: ['pipe', 'ignore', 'ignore'],
         env,

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../errors';
 import { findMarkedProcesses, isMarkedProcessAlive, isProcessGroupAlive, newRunId, signalProcess, signalProcessGroup, withRunMarker } from './processGroup';
 import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from './processWatchdog';
+import { nodeBuiltins } from '../nodeBuiltins';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 
@@ -107,7 +108,7 @@ export class ShellProcess implements RunningShell {
     ensureProcessWatchdog();
     const argv = [options.shell ?? 'bash', '-c', options.command];
     const [file, ...args] = options.wrapArgv ? options.wrapArgv(argv) : argv;
-    this.child = spawn(file!, args, {
+    this.child = nodeBuiltins.childProcess().spawn(file!, args, {
       cwd: options.cwd,
       env: withRunMarker(options.env, this.runId),
       detached: true,

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import { ShellProcess, type ShellProcessOptions } from '../../base/shell/shellProcess';
 import { execLocal } from './localRuntime';
 import type { Runtime, RuntimeExecOptions, RuntimeExecResult, RuntimeProcess } from './runtime';
+import { nodeBuiltins } from '../../base/nodeBuiltins';
 
 export interface BwrapRuntimeOptions {
   /** Folders commands may write (absolute, existing): the workspace roots and any more. */
@@ -70,7 +70,7 @@ function runProbe(bwrapPath: string, network: boolean): SandboxUnavailableError 
   if (!network) args.push('--unshare-net');
   args.push('--die-with-parent', '--as-pid-1', '--', 'true');
   // With the PATH commands will be started with (ShellProcess passes process.env on).
-  const result = spawnSync(bwrapPath, args, { encoding: 'utf8', env: process.env, timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = nodeBuiltins.childProcess().spawnSync(bwrapPath, args, { encoding: 'utf8', env: process.env, timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
   const code = (result.error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'EACCES') {
     return new SandboxUnavailableError(

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import { ShellProcess, type ShellProcessOptions } from '../../base/shell/shellProcess';
 import type { RuntimeCapability } from '../../di/toolContribution';
 import type { Runtime, RuntimeExecOptions, RuntimeExecResult, RuntimeProcess } from './runtime';
+import { nodeBuiltins } from '../../base/nodeBuiltins';
 
 const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 const DEFAULT_EXEC_MAX_BYTES = 16 * 1024 * 1024;
@@ -10,7 +10,7 @@ const DEFAULT_EXEC_MAX_BYTES = 16 * 1024 * 1024;
 /** Runs a program on this machine with execFile (no shell); a non-zero exit is a result, not a throw. */
 export function execLocal(file: string, args: readonly string[], options: RuntimeExecOptions): Promise<RuntimeExecResult> {
   return new Promise((resolve, reject) => {
-    execFile(
+    nodeBuiltins.childProcess().execFile(
       file,
       [...args],
       { cwd: options.cwd, encoding: 'utf8', timeout: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, maxBuffer: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES, ...(options.signal ? { signal: options.signal } : {}) },

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { newRunId, withRunMarker } from '../../../base/shell/processGroup';
 import { ensureProcessWatchdog, unwatchProcessGroup, watchProcessGroup } from '../../../base/shell/processWatchdog';
 import { mcpSdk } from '../sdk';
+import { nodeBuiltins } from '../../../base/nodeBuiltins';
 
 export interface StdioProcessOptions {
   readonly command: string;
@@ -83,7 +84,7 @@ export class StdioProcessTransport implements Transport {
       // The watchdog first, and a run marker: a server is covered should toolhost die right after the spawn.
       if (USE_PROCESS_GROUP) ensureProcessWatchdog();
       try {
-        child = spawn(this.options.command, [...this.options.args], {
+        child = nodeBuiltins.childProcess().spawn(this.options.command, [...this.options.args], {
           cwd: this.options.cwd,
           env: USE_PROCESS_GROUP ? withRunMarker(this.options.env, newRunId()) : this.options.env,
           stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
@@ -6,6 +5,7 @@ import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
 import type { GlobPattern } from '../search/searchGlob';
 import { localSearchFs } from '../search/searchPaths';
 import { type GlobListing, GlobMatches, globPatternMatches, type GlobWalkOptions } from './globListing';
+import { nodeBuiltins } from '../../../base/nodeBuiltins';
 
 const KILL_GRACE_MS = 2_000;
 const STDERR_MAX = 16 * 1024;
@@ -117,7 +117,7 @@ function walk(rgPath: string, root: string, args: string[], recheck: GlobPattern
       resolve(matches.finish(true));
       return;
     }
-    const child = spawn(rgPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = nodeBuiltins.childProcess().spawn(rgPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
       child.kill('SIGTERM');

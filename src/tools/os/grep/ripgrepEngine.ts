@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isSensitivePath, sensitivePathsBelow } from '../../../tool/sensitivePaths';
@@ -6,6 +5,7 @@ import { IgnoreTree, VCS_DIR_NAMES } from '../search/ignoreTree';
 import { localSearchFs } from '../search/searchPaths';
 import { compileFileTypeMatcher } from './builtinEngine';
 import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, type GrepLimits, type GrepLine, type GrepOutcome, type GrepSearch, normalizeLine } from './grepEngine';
+import { nodeBuiltins } from '../../../base/nodeBuiltins';
 
 const KILL_GRACE_MS = 2_000;
 const STDERR_MAX = 64 * 1024;
@@ -298,7 +298,7 @@ export class RipgrepEngine implements GrepEngine {
       let stopped: GrepOutcome['stopped'];
       let stderr = '';
       let killTimer: NodeJS.Timeout | undefined;
-      const child = spawn(this.rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const child = nodeBuiltins.childProcess().spawn(this.rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
       const stop = (reason: NonNullable<GrepOutcome['stopped']>): void => {
         if (stopped) return;
         stopped = reason;

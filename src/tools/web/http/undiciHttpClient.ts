@@ -2,10 +2,8 @@ import { inject, injectable, optional, preDestroy } from 'inversify';
 import type * as dns from 'node:dns';
 import * as net from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { STATUS_CODES } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as zlib from 'node:zlib';
 import type { Agent, Dispatcher } from 'undici';
 import { packageVersion } from '../../../base/packageInfo';
 import { formatBytes } from '../../../base/strings';
@@ -15,6 +13,7 @@ import { type AppEnvironment, IAppEnvironment } from '../../../services/environm
 import { HttpError, type HttpRequest, type HttpResponse, IDnsResolver, type IHttpClient, INetworkPolicy, type NetworkVerdict, type ResolvedAddress } from '../contract';
 import { type NetworkConfig, networkConfig } from '../webConfig';
 import { type ProxyRoute, proxyLabel, proxyRouteFor, proxyUrlProblem } from './proxyRoute';
+import { nodeBuiltins } from '../../../base/nodeBuiltins';
 
 /**
  * TLS options of the client's connections (extra CA certificates: a test's self-signed server, a
@@ -60,6 +59,7 @@ function decoders(contentEncoding: string | undefined, firstChunk: Buffer | unde
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
+  const zlib = nodeBuiltins.zlib();
   // Flush on truncated input rather than failing: a server that ends early still gives its text.
   const flush = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
   return codings.reverse().map((coding, at) => {
@@ -231,7 +231,7 @@ export class UndiciHttpClient implements IHttpClient {
         if (bodyTimedOut) throw controller.signal.reason as HttpError;
         throw this.translate(error, signal, host, { headersMs: request.timeouts.headersMs, idleMs, received, proxy });
       }
-      return { url: url.href, status, statusText: STATUS_CODES[status] ?? '', headers: responseHeaders, body: Buffer.concat(chunks), wireBytes };
+      return { url: url.href, status, statusText: nodeBuiltins.http().STATUS_CODES[status] ?? '', headers: responseHeaders, body: Buffer.concat(chunks), wireBytes };
     } finally {
       clearTimeout(bodyTimer);
       signal.removeEventListener('abort', onAbort);

@@ -1,7 +1,7 @@
-import { STATUS_CODES } from 'node:http';
 import { HttpError, type HttpResponse, type IHttpClient } from '../contract';
 import type { SearchAdapter, SearchAdapterSettings } from './searchAdapter';
 import { type IWebSearchProvider, type WebSearchCapabilities, WebSearchError, type WebSearchQuery, type WebSearchResponse } from './searchContract';
+import { nodeBuiltins } from '../../../base/nodeBuiltins';
 
 /** A search answer larger than this is refused while it streams (a page of results is well under 1 MB). */
 const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
@@ -85,7 +85,7 @@ export class HttpSearchProvider implements IWebSearchProvider {
   private statusError(response: HttpResponse): WebSearchError | undefined {
     const { status } = response;
     if (status >= 200 && status < 300) return undefined;
-    const statusText = response.statusText || STATUS_CODES[status];
+    const statusText = response.statusText || nodeBuiltins.http().STATUS_CODES[status];
     const label = statusText ? `${status} ${statusText}` : String(status);
     if (status === 401 || status === 403) return new WebSearchError('auth', `Web search failed: ${this.adapter.authProblem(status)}`, this.name, status);
     if (status === 429) {

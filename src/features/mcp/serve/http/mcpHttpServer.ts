@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import type { Container } from 'inversify';
@@ -22,6 +22,7 @@ import {
 } from './httpGuards';
 import { McpHttpServerTransport, protocolVersionProblem } from './httpServerTransport';
 import { SignedApprovals } from './signedApproval';
+import { nodeBuiltins } from '../../../../base/nodeBuiltins';
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const DEFAULT_MAX_AGENTS = 100;
@@ -118,7 +119,7 @@ export class McpHttpServer {
     this.sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
     this.origins = new Set();
-    this.http = http.createServer((req, res) => void this.handle(req, res));
+    this.http = nodeBuiltins.http().createServer((req, res) => void this.handle(req, res));
     // Streams (SSE) stay open far longer than a request; the server's own timeouts would cut them.
     this.http.requestTimeout = 0;
   }
