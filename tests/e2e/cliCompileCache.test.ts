@@ -14,6 +14,13 @@ describe('CLI code cache', () => {
 
   const cacheDir = () => nodePath.join(dir.path, 'cache', 'toolhost');
   const caches = () => (fs.existsSync(cacheDir()) ? fs.readdirSync(cacheDir()).sort() : []);
+  /** A file in the cache folder, written `ageDays` ago. */
+  const writeCache = (name: string, ageDays = 0) => {
+    const file = nodePath.join(cacheDir(), name);
+    fs.writeFileSync(file, 'old', { mode: 0o600 });
+    const when = (Date.now() - ageDays * 24 * 60 * 60 * 1000) / 1000;
+    fs.utimesSync(file, when, when);
+  };
   const tools = (env: NodeJS.ProcessEnv = {}) => runCliProcess(['tools', '--json'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache'), ...env } });
 
   test('each command gets its own private cache file, reused by the next run', async () => {
@@ -68,21 +75,28 @@ describe('CLI code cache', () => {
     const install = /^cli-([0-9a-f]{8})-/.exec(own!)![1]!;
     const other = install === 'aaaaaaaa' ? 'bbbbbbbb' : 'aaaaaaaa';
     fs.rmSync(nodePath.join(cacheDir(), own!));
-    const write = (name: string, ageDays = 0) => {
-      const file = nodePath.join(cacheDir(), name);
-      fs.writeFileSync(file, 'old', { mode: 0o600 });
-      const when = (Date.now() - ageDays * 24 * 60 * 60 * 1000) / 1000;
-      fs.utimesSync(file, when, when);
-    };
     // This install, an earlier bundle; the naming of earlier versions; another install's, fresh and old.
-    write(`cli-${install}-0123456789abcdef-run.v8cache`);
-    write('cli-0123456789abcdef-run.v8cache');
-    write('cli-0123456789abcdef.v8cache');
-    write(`cli-${other}-0123456789abcdef-tools.v8cache`, 2);
-    write(`cli-${other}-fedcba9876543210-run.v8cache`, 31);
-    write('notes.txt');
+    writeCache(`cli-${install}-0123456789abcdef-run.v8cache`);
+    writeCache('cli-0123456789abcdef-run.v8cache');
+    writeCache('cli-0123456789abcdef.v8cache');
+    writeCache(`cli-${other}-0123456789abcdef-tools.v8cache`, 2);
+    writeCache(`cli-${other}-fedcba9876543210-run.v8cache`, 31);
+    writeCache('notes.txt');
     expect((await tools()).code).toBe(0);
     expect(caches()).toEqual([`cli-${other}-0123456789abcdef-tools.v8cache`, own, 'notes.txt'].sort());
+  });
+
+  test("other installs' caches beyond the eight most recently written are removed, however fresh", async () => {
+    expect((await tools()).code).toBe(0);
+    const [own] = caches();
+    const install = /^cli-([0-9a-f]{8})-/.exec(own!)![1]!;
+    fs.rmSync(nodePath.join(cacheDir(), own!));
+    // Ten other installs (npx versions, checkouts), written 1 to 10 days ago.
+    const others = Array.from({ length: 10 }, (_, i) => `cli-${(0xa0000000 + i).toString(16)}-0123456789abcdef-tools.v8cache`);
+    expect(others.map((name) => name.slice(4, 12))).not.toContain(install);
+    others.forEach((name, i) => writeCache(name, i + 1));
+    expect((await tools()).code).toBe(0);
+    expect(caches()).toEqual([...others.slice(0, 8), own].sort());
   });
 
   test('a cache folder others can write is not used: nothing is read from or written to it', async () => {
