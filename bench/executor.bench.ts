@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { trace } from '@opentelemetry/api';
@@ -13,7 +12,7 @@ import type { ToolCall } from '../src/services/executor/toolExecutor';
 import { ToolAccesses } from '../src/tool/accesses';
 import type { ExecutableTool, ToolExecution } from '../src/tool/contract';
 import { toInputJsonSchema } from '../src/tool/inputSchema';
-import { benchDir, fmt, measureProcess, median, nowMs, table } from './util';
+import { benchDir, buildCli, CLI, fmt, measureProcess, median, nowMs, table } from './util';
 
 const Schema = z.object({ n: z.number().int(), label: z.string().optional() });
 type Input = z.infer<typeof Schema>;
@@ -233,8 +232,6 @@ async function firstBatch(): Promise<string[][]> {
 }
 
 /** The repository root (bench runs from .bench-out/bench). */
-const ROOT = nodePath.resolve(__dirname, '../..');
-const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 
 /**
  * Whole-process peak RSS of `toolhost run` with a batch of N Reads of real small files (20 lines
@@ -243,7 +240,7 @@ const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
  * show what that setting saves and costs in CPU.
  */
 async function cliReads(sizes: readonly number[]): Promise<string[][]> {
-  execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'ignore' });
+  buildCli();
   const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'reads-'));
   try {
     const most = Math.max(...sizes);

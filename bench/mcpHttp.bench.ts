@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as nodePath from 'node:path';
@@ -6,11 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { benchDir, fmt, median, nowMs, table } from './util';
+import { benchDir, buildCli, CLI, fmt, median, nowMs, table } from './util';
 
 /** The repository root (bench runs from .bench-out/bench). */
-const ROOT = nodePath.resolve(__dirname, '../..');
-const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 /** Linux clock ticks per second, the unit of /proc/<pid>/stat CPU times. */
 const CLOCK_TICKS = 100;
 
@@ -130,7 +128,7 @@ async function timedCalls(caller: Caller, calls: number): Promise<Sample> {
  * CPU is the client's and the server's together, which a loaded machine does not distort.
  */
 export async function mcpHttpBench(): Promise<void> {
-  if (!fs.existsSync(CLI)) execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
+  buildCli();
   const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'mcp-http-'));
   fs.writeFileSync(nodePath.join(dir, 'file.txt'), Array.from({ length: 100 }, (_, i) => `line ${i + 1}: ${'text '.repeat(10)}`).join('\n') + '\n');
   const args = { path: 'file.txt', n_lines: 100 };

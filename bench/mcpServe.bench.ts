@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,14 +6,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpAgentServer } from '../src/features/mcp/serve/mcpAgentServer';
 import { McpServeInteractions } from '../src/features/mcp/serve/mcpServeInteractions';
 import { createApp } from '../src/scopes/appScope';
-import { benchDir, fmt, median, nowMs, table } from './util';
+import { benchDir, buildCli, CLI, fmt, median, nowMs, table } from './util';
 
 /** The repository root (bench runs from .bench-out/bench). */
-const ROOT = nodePath.resolve(__dirname, '../..');
-const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 
 function ensureBuiltCli(): void {
-  if (!fs.existsSync(CLI)) execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
+  buildCli();
 }
 
 /** Per-call microseconds over `rounds` rounds of `calls` sequential calls (median of the rounds). */

@@ -1,14 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { createApp } from '../src/scopes/appScope';
 import { builtinFeatures } from '../src/scopes/builtinFeatures';
 import { type IAgentTaskService, IAgentTaskService as TaskServiceId, isTerminalStatus } from '../src/tools/task/contract';
 import { startRedisServer } from '../tests/helpers/redisProcess';
-import { benchDir, fmt, nowMs, table } from './util';
+import { benchDir, buildCli, CLI, fmt, nowMs, table } from './util';
 
-const ROOT = nodePath.resolve(__dirname, '../..');
-const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 const JOBS = Number(process.env.TOOLHOST_BENCH_QUEUE_JOBS ?? 1000);
 const WORKERS = 4;
 /** Jobs per worker at once; the in-process run keeps as many running (WORKERS × this). */
@@ -25,7 +23,7 @@ const COMMAND = 'true';
  * the ratios of the best and of the median rounds (aim: ≤ 2); every round is printed.
  */
 export async function queueBench(): Promise<void> {
-  if (!fs.existsSync(CLI)) execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
+  buildCli();
   const redis = await startRedisServer();
   const dir = fs.mkdtempSync(nodePath.join(benchDir(), 'queue-'));
   const url = `unix://${redis.socket}`;

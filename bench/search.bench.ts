@@ -13,7 +13,7 @@ import { ripgrepGlobArgs, ripgrepGlobThreads } from '../src/tools/os/glob/ripgre
 import { IgnoreTree } from '../src/tools/os/search/ignoreTree';
 import { localSearchFs } from '../src/tools/os/search/searchPaths';
 import { SMALL_FILES, searchCorpus } from './corpus';
-import { benchDir, fmt, measureProcess, median, nowMs, table } from './util';
+import { benchDir, buildCli, CLI, fmt, measureProcess, median, nowMs, table } from './util';
 
 /** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
 export function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
@@ -122,8 +122,10 @@ const RSS_RUNS = 3;
 
 /**
  * Whole-process peak RSS of one builtin-engine Grep (content mode) over the corpus, in a fresh
- * process (bench/grepChild.ts), next to an idle `node -e 0`, the same process searching nothing
- * (its floor), raw rg with the same flags, and the ripgrep engine's Grep.
+ * process (bench/grepChild.ts: the library, every builtin feature, one agent), next to an idle
+ * `node -e 0`, the same process searching nothing (its floor), the same call through `toolhost
+ * run` (the bundled CLI, with its launcher's heap setting), raw rg with the same flags, and the
+ * ripgrep engine's Grep.
  */
 export async function grepRssBench(): Promise<void> {
   const rg = vscodeRipgrepBinary();
@@ -142,6 +144,9 @@ export async function grepRssBench(): Promise<void> {
     if (runs.some((r) => r.peakRssMb === undefined)) throw new Error('/usr/bin/time is needed to measure peak RSS');
     return { mb: median(runs.map((r) => r.peakRssMb!)), ms: median(runs.map((r) => r.wallMs)) };
   };
+  buildCli();
+  const cliConfig = nodePath.join(benchDir(), 'grep-builtin.json');
+  fs.writeFileSync(cliConfig, JSON.stringify({ grep: { engine: 'builtin' } }));
   const idle = await peak(process.execPath, ['-e', '0']);
   const rest = await peak(process.execPath, [child, root, 'builtin', 'content', 'x', 'rest']);
   const rows: string[][] = [
@@ -158,7 +163,11 @@ export async function grepRssBench(): Promise<void> {
     // The ripgrep engine, which Grep uses when rg is found (grep.engine auto). /usr/bin/time gives the
     // largest process of the tree, Node's here; rg's own peak is the raw rg row.
     const viaRg = await peak(process.execPath, [child, root, 'ripgrep', 'content', c.pattern, c.ci ? 'i' : '']);
+    const batch = nodePath.join(benchDir(), 'grep-batch.json');
+    fs.writeFileSync(batch, JSON.stringify([{ name: 'Grep', arguments: { pattern: c.pattern, output_mode: 'content', ...(c.ci ? { '-i': true } : {}) } }]));
+    const viaCli = await peak(process.execPath, [CLI, 'run', '--cwd', root, '--config', cliConfig, batch]);
     rows.push([`builtin Grep: ${c.label} /${c.pattern}/${c.ci ? 'i' : ''}`, fmt(ours.mb, 0), `${fmt(ours.mb / idle.mb)}x node -e 0`, fmt(ours.ms, 0), 'aim: at most 120 MiB']);
+    rows.push([`builtin Grep: ${c.label}, through toolhost run`, fmt(viaCli.mb, 0), `${fmt(viaCli.mb / idle.mb)}x node -e 0`, fmt(viaCli.ms, 0), '']);
     rows.push([`ripgrep-engine Grep: ${c.label} (Node's process)`, fmt(viaRg.mb, 0), `${fmt(viaRg.mb / idle.mb)}x node -e 0`, fmt(viaRg.ms, 0), '']);
   }
   console.log(table(['process', 'peak RSS MiB', 'ratio', 'wall ms', ''], rows));

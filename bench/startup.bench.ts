@@ -1,11 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { benchDir, fmt, measureProcess, median, table } from './util';
+import { benchDir, buildCli, CLI, fmt, measureProcess, median, table } from './util';
 
-/** The repository root (bench runs from .bench-out/bench). */
-const ROOT = nodePath.resolve(__dirname, '../..');
-const CLI = nodePath.join(ROOT, 'dist', 'cli', 'main.js');
 const ROUNDS = 11;
 
 /**
@@ -14,9 +10,7 @@ const ROUNDS = 11;
  * code cache (every parse and compile paid, as on a first run) and with it (every later run).
  */
 export async function startupBench(): Promise<void> {
-  if (!fs.existsSync(nodePath.join(ROOT, 'dist', 'cli', 'toolhost.bundle.js'))) {
-    execFileSync(process.execPath, [nodePath.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
-  }
+  buildCli();
   const cwd = benchDir();
   const args = [CLI, 'tools', '--json', '--cwd', cwd];
   const cacheHome = fs.mkdtempSync(nodePath.join(cwd, 'cache-'));

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
@@ -26,6 +26,23 @@ export interface ProcessMeasure {
   /** User + system CPU time, ms (from /usr/bin/time when available). */
   readonly cpuMs?: number;
   readonly stdout: string;
+}
+
+/** The repository (the benches run from .bench-out/bench). */
+const REPO_ROOT = nodePath.resolve(__dirname, '../..');
+/** The CLI as users run it: dist/cli/main.js (buildCli). */
+export const CLI = nodePath.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+let cliBuilt = false;
+
+/**
+ * Builds dist/ (the CLI's bundle among it) from this checkout, once per bench run: `npm run bench`
+ * itself builds only .bench-out, and a dist/ left from another commit would give that commit's
+ * figures.
+ */
+export function buildCli(): void {
+  if (cliBuilt) return;
+  execFileSync(process.execPath, [nodePath.join(REPO_ROOT, 'scripts', 'build.js')], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  cliBuilt = true;
 }
 
 const GNU_TIME = '/usr/bin/time';
