@@ -53,8 +53,10 @@ function cacheFile() {
   } catch {
     return undefined;
   }
-  // A rebuilt or reinstalled bundle is a new file or has a new modification time.
-  const version = `${bundleStat.dev}:${bundleStat.ino}:${bundleStat.size}:${bundleStat.mtimeNs}:${bundleStat.ctimeNs}`;
+  // A rebuilt or reinstalled bundle is a new file with a new change time (npm gives every file it
+  // installs the same mtime; the change time is the kernel's own). Not the device, which a
+  // container's filesystem may renumber at each start.
+  const version = `${bundleStat.ino}:${bundleStat.size}:${bundleStat.mtimeNs}:${bundleStat.ctimeNs}`;
   const key = crypto.createHash('sha256').update(`${process.version}\0${bundle}\0${version}`).digest('hex').slice(0, 16);
   // The install (the bundle's path) names its caches too, so two installs (a global one and a
   // project's) do not remove each other's on every run.
