@@ -199,6 +199,21 @@ describe('toolhost run questions and notifications', () => {
 });
 
 describe('toolhost run transcript', () => {
+  test('stdout and stderr in one log: each "finished" line of stderr starts a line of its own, between the blocks', async () => {
+    const log = nodePath.join(root, 'run.log');
+    const fd = fs.openSync(log, 'a');
+    const child = spawn(process.execPath, [CLI, 'run', '--yes'], { cwd: ws, env: cliEnv(), stdio: ['pipe', fd, fd] });
+    fs.closeSync(fd);
+    // The Bash call finishes after the Read's block is printed: its "finished" line comes between the blocks.
+    child.stdin!.end(batch([{ name: 'Read', arguments: { path: 'b.txt' } }, { name: 'Bash', arguments: { command: 'sleep 0.3; echo done', description: 'wait' } }]));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const lines = fs.readFileSync(log, 'utf8').split('\n');
+    expect(lines).toContain('<system>Line 1 of 1. End of file reached.</system>');
+    expect(lines).toContain('finished call_2 Bash: executed');
+    expect(lines.filter((line) => line.includes('finished call_'))).toEqual(['finished call_1 Read: executed', 'finished call_2 Bash: executed']);
+  });
+
   test('prints one block per call with status, time and output, then a summary', async () => {
     const run = await runCliProcess(['run'], { cwd: ws, input: batch([{ name: 'Read', arguments: { path: 'b.txt' } }, { name: 'Read', arguments: '{"path":' }]) });
     expect(run.code).toBe(0);

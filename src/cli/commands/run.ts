@@ -170,12 +170,14 @@ function transcriptWriter(out: CliIo['stdout'], calls: readonly ToolCall[]): Res
       const lines = [`=== [${i + 1}/${calls.length}] ${result.name} (${result.toolCallId}): ${status}, ${formatMs(result.durationMs)}`, `args: ${argsText(calls[i]!)}`];
       if (result.truncated && result.outputPath) lines.push(`full output: ${result.outputPath}`);
       lines.push(outputText(result.output));
-      out.write((i > 0 ? '\n\n' : '') + lines.join('\n'));
+      // Each block ends its own last line: a line on stderr ("finished …") that a shared terminal
+      // or log shows between two blocks then starts a line of its own.
+      out.write((i > 0 ? '\n' : '') + lines.join('\n') + '\n');
     },
     end: () => {
       const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
       const summary = `${total} call${total === 1 ? '' : 's'}: ${[...counts].map(([o, n]) => `${n} ${o}`).join(', ')}; ${errors} error${errors === 1 ? '' : 's'}.`;
-      out.write('\n\n' + summary + '\n');
+      out.write((total > 0 ? '\n' : '') + summary + '\n');
     },
   };
 }
