@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { runCliProcess } from '../helpers/cliProcess';
+import { CLI, runCliProcess } from '../helpers/cliProcess';
 import { useTempDir } from '../helpers/tempDir';
 
 /**
@@ -57,6 +57,18 @@ describe('CLI code cache', () => {
     expect(cacheBytes).toBeGreaterThan(1024 * 1024);
     // Kept, it would be all of the cache file's bytes.
     expect(held).toBeLessThan(cacheBytes / 4);
+  });
+
+  test('a bundle rewritten in place (same bytes and modification time, a new change time) gets a new cache; the old one is removed', async () => {
+    expect((await tools()).code).toBe(0);
+    const [before] = caches();
+    // What a reinstall that keeps the size and npm's fixed mtime leaves: only the change time moves.
+    const bundle = nodePath.join(nodePath.dirname(CLI), 'toolhost.bundle.js');
+    const { atime, mtime } = fs.statSync(bundle);
+    fs.utimesSync(bundle, atime, mtime);
+    expect((await tools()).code).toBe(0);
+    expect(caches()).toEqual([expect.stringMatching(/-tools\.v8cache$/)]);
+    expect(caches()[0]).not.toBe(before);
   });
 
   test('a corrupt cache is rejected by V8, the command still works, and the cache is rewritten', async () => {
