@@ -373,12 +373,23 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
     }
   });
 
-  test('the tool hands a big tree to rg, and keeps small trees, narrow patterns and grep.engine builtin in process', async () => {
-    // A real rg behind a script that notes each start.
+  /** A real rg behind a script that notes each start; `remove` deletes both files. */
+  function countingRg(): { wrapper: string; starts: () => number; remove: () => void } {
     const log = nodePath.join(fx.dir, '..', `rg-starts-${process.pid}.log`);
     const wrapper = nodePath.join(fx.dir, '..', `rg-wrapper-${process.pid}.sh`);
     fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${rg}' "$@"\n`, { mode: 0o755 });
-    const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+    return {
+      wrapper,
+      starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0),
+      remove: () => {
+        fs.rmSync(log, { force: true });
+        fs.rmSync(wrapper, { force: true });
+      },
+    };
+  }
+
+  test('the tool hands a big tree to rg, and keeps small trees, narrow patterns and grep.engine builtin in process', async () => {
+    const { wrapper, starts, remove } = countingRg();
     try {
       await fx.app.dispose();
       fx.open({ config: { grep: { rgPath: wrapper } } });
@@ -401,8 +412,32 @@ withRg('Glob with rg walking (a big tree, a pattern over all of it)', () => {
       expect((await glob({ pattern: '**/*.ts', limit: 2 })).split('\n')[2]).toBe('Showing files 1-2 of 1,601, newest first. Use offset=2 to see more.');
       expect(starts()).toBe(1);
     } finally {
-      fs.rmSync(log, { force: true });
-      fs.rmSync(wrapper, { force: true });
+      remove();
+    }
+  });
+
+  test('a tree whose first folders hold many folders goes to rg before they are listed one by one', async () => {
+    const { wrapper, starts, remove } = countingRg();
+    try {
+      await fx.app.dispose();
+      fx.open({ config: { grep: { rgPath: wrapper } } });
+      // 400 entries listed and 400 folders found: 400 + 400 x 4 is over the budget of 1,500,
+      // though the whole tree holds only 801 entries.
+      const wide = Array.from({ length: 400 }, (_, i) => `wide/p${i}/index.ts`);
+      writeFiles(fx.dir, { ...Object.fromEntries(wide.map((rel) => [rel, ''])), 'wide/p7/readme.md': '' });
+      ageInOrder(fx.dir, ['wide/p7/index.ts', 'wide/p3/index.ts', ...wide.filter((rel) => !/p[37]\//.test(rel))]);
+      expect((await glob({ pattern: '**/*.ts', path: 'wide', limit: 2 })).split('\n')).toEqual([
+        'wide/p7/index.ts',
+        'wide/p3/index.ts',
+        'Showing files 1-2 of 400, newest first. Use offset=2 to see more.',
+      ]);
+      expect(starts()).toBe(1);
+      // 100 folders (100 + 100 x 4 entries, then 100 more) stay in process.
+      writeFiles(fx.dir, Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`narrow/p${i}/index.ts`, ''])));
+      expect((await glob({ pattern: '**/*.ts', path: 'narrow', limit: 1 })).split('\n')[1]).toBe('Showing files 1-1 of 100, newest first. Use offset=1 to see more.');
+      expect(starts()).toBe(1);
+    } finally {
+      remove();
     }
   });
 });

@@ -106,8 +106,16 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
 }
 
 /**
- * listGlob, given up (undefined) once the folders listed hold more than `entryBudget` entries:
- * a tree that big is walked faster by rg, and a small one faster than rg starts.
+ * Entries a folder found but not listed yet is expected to hold, at least, when a walk with a
+ * budget decides to give up: a tree's first folders often show it is big (a node_modules of 700
+ * packages) long before their entries are listed one folder at a time.
+ */
+export const PENDING_FOLDER_ENTRIES = 4;
+
+/**
+ * listGlob, given up (undefined) once the folders listed hold more than `entryBudget` entries,
+ * counting PENDING_FOLDER_ENTRIES for each folder found and not listed yet: a tree that big is
+ * walked faster by rg, and a small one faster than rg starts.
  */
 export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern, options: GlobWalkOptions & { entryBudget: number }): Promise<GlobListing | undefined> {
   let budget = options.entryBudget;
@@ -159,16 +167,18 @@ export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern,
   // Depth-first, a few folders at a time; a folder that cannot be listed is left out.
   const pending: Array<[string, string, number]> = [[root, '', 0]];
   let inFlight = 0;
+  let gaveUp = false;
   await new Promise<void>((resolve) => {
     const pump = (): void => {
-      while (!options.signal.aborted && budget >= 0 && inFlight < WALK_CONCURRENCY && pending.length > 0) {
+      if (!options.signal.aborted && budget - pending.length * PENDING_FOLDER_ENTRIES < 0) gaveUp = true;
+      while (!options.signal.aborted && !gaveUp && inFlight < WALK_CONCURRENCY && pending.length > 0) {
         const [dir, relDir, dirDepth] = pending.pop()!;
         inFlight++;
         list(dir).then(
           (entries) => {
             inFlight--;
             try {
-              if (!options.signal.aborted && budget >= 0) take(dir, relDir, dirDepth, entries, pending);
+              if (!options.signal.aborted && !gaveUp) take(dir, relDir, dirDepth, entries, pending);
             } catch {
               // A folder whose entries cannot be stat-ed (listable, not searchable): what was taken stays.
             }
@@ -181,10 +191,10 @@ export async function walkGlob(fs: SearchFs, root: string, pattern: GlobPattern,
         );
       }
       // Over the budget the folders still being listed are not waited for: rg starts meanwhile.
-      if (budget < 0 || (inFlight === 0 && (pending.length === 0 || options.signal.aborted))) resolve();
+      if (gaveUp || (inFlight === 0 && (pending.length === 0 || options.signal.aborted))) resolve();
     };
     pump();
   });
-  if (budget < 0) return undefined;
+  if (gaveUp) return undefined;
   return matches.finish(options.signal.aborted);
 }
