@@ -110,7 +110,7 @@ export async function listGlob(fs: SearchFs, root: string, pattern: GlobPattern,
  * budget decides to give up: a tree's first folders often show it is big (a node_modules of 700
  * packages) long before their entries are listed one folder at a time.
  */
-export const PENDING_FOLDER_ENTRIES = 4;
+const PENDING_FOLDER_ENTRIES = 4;
 
 /**
  * listGlob, given up (undefined) once the folders listed hold more than `entryBudget` entries,
