@@ -1,5 +1,8 @@
 // One Grep call in a fresh process, so its whole-process peak RSS can be measured: prints {ms, firstLine}.
 // argv: <root> <engine> <output_mode> <pattern> [i | rest]  (rest: create the App and agent, search nothing)
+// TOOLHOST_BENCH_HOLD_YOUNG_GENERATION=1: hold V8's young generation from the start (bench/holdYoungGenerationFirst.ts)
+// First, so a hold (when asked for) starts before the library loads.
+import './holdYoungGenerationFirst';
 import 'reflect-metadata';
 import { createApp } from '../src/scopes/appScope';
 import { builtinFeatures } from '../src/scopes/builtinFeatures';

@@ -13,7 +13,8 @@ import { ripgrepGlobArgs, ripgrepGlobThreads } from '../src/tools/os/glob/ripgre
 import { IgnoreTree } from '../src/tools/os/search/ignoreTree';
 import { localSearchFs } from '../src/tools/os/search/searchPaths';
 import { SMALL_FILES, searchCorpus } from './corpus';
-import { benchDir, buildCli, CLI, fmt, measureProcess, median, nowMs, table } from './util';
+import { HOLD_YOUNG_GENERATION_ENV } from './holdYoungGenerationFirst';
+import { benchDir, buildCli, CLI, cliEnvFor, fmt, measureProcess, median, nowMs, table } from './util';
 
 /** Runs rg and waits for it, reading (and dropping) its output as the engine would read it. */
 export function runRg(rg: string, args: readonly string[], cwd: string): Promise<{ ms: number; bytes: number; lines: number }> {
@@ -122,10 +123,11 @@ const RSS_RUNS = 3;
 
 /**
  * Whole-process peak RSS of one builtin-engine Grep (content mode) over the corpus, in a fresh
- * process (bench/grepChild.ts: the library, every builtin feature, one agent), next to an idle
- * `node -e 0`, the same process searching nothing (its floor), the same call through `toolhost
- * run` (the bundled CLI, with its launcher's heap setting), raw rg with the same flags, and the
- * ripgrep engine's Grep.
+ * process (bench/grepChild.ts: the library, every builtin feature, one agent), with and without
+ * the young-generation hold a host may take (src/base/youngGeneration.ts), next to an idle `node
+ * -e 0`, the same process searching nothing (its floor), the same call through `toolhost run`
+ * (the bundled CLI, with its launcher's heap settings, and without its young-generation hold),
+ * raw rg with the same flags, and the ripgrep engine's Grep.
  */
 export async function grepRssBench(): Promise<void> {
   const rg = vscodeRipgrepBinary();
@@ -138,9 +140,9 @@ export async function grepRssBench(): Promise<void> {
   const ignoreFile = nodePath.join(benchDir(), 'sensitive.ignore');
   fs.writeFileSync(ignoreFile, SENSITIVE_IGNORE_RULES);
   console.log(`\n## Grep whole-process peak RSS (MiB, /usr/bin/time %M, median of ${RSS_RUNS}), output_mode content, on ${files.toLocaleString('en')} files (${root})`);
-  const peak = async (command: string, args: readonly string[]): Promise<{ mb: number; ms: number }> => {
+  const peak = async (command: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<{ mb: number; ms: number }> => {
     const runs = [];
-    for (let i = 0; i < RSS_RUNS; i++) runs.push(await measureProcess(command, args));
+    for (let i = 0; i < RSS_RUNS; i++) runs.push(await measureProcess(command, args, env));
     if (runs.some((r) => r.peakRssMb === undefined)) throw new Error('/usr/bin/time is needed to measure peak RSS');
     return { mb: median(runs.map((r) => r.peakRssMb!)), ms: median(runs.map((r) => r.wallMs)) };
   };
@@ -166,8 +168,13 @@ export async function grepRssBench(): Promise<void> {
     const batch = nodePath.join(benchDir(), 'grep-batch.json');
     fs.writeFileSync(batch, JSON.stringify([{ name: 'Grep', arguments: { pattern: c.pattern, output_mode: 'content', ...(c.ci ? { '-i': true } : {}) } }]));
     const viaCli = await peak(process.execPath, [CLI, 'run', '--cwd', root, '--config', cliConfig, batch]);
-    rows.push([`builtin Grep: ${c.label} /${c.pattern}/${c.ci ? 'i' : ''}`, fmt(ours.mb, 0), `${fmt(ours.mb / idle.mb)}x node -e 0`, fmt(ours.ms, 0), 'aim: at most 120 MiB']);
-    rows.push([`builtin Grep: ${c.label}, through toolhost run`, fmt(viaCli.mb, 0), `${fmt(viaCli.mb / idle.mb)}x node -e 0`, fmt(viaCli.ms, 0), '']);
+    const ownYoung = ['--max-semi-space-size=16'];
+    const viaCliOwnYoung = await peak(process.execPath, [...ownYoung, CLI, 'run', '--cwd', root, '--config', cliConfig, batch], cliEnvFor(ownYoung));
+    const held = await peak(process.execPath, [child, root, 'builtin', 'content', c.pattern, c.ci ? 'i' : ''], { ...process.env, [HOLD_YOUNG_GENERATION_ENV]: '1' });
+    rows.push([`builtin Grep: ${c.label} /${c.pattern}/${c.ci ? 'i' : ''}`, fmt(ours.mb, 0), `${fmt(ours.mb / idle.mb)}x node -e 0`, fmt(ours.ms, 0), '']);
+    rows.push([`builtin Grep: ${c.label}, the host holding the young generation`, fmt(held.mb, 0), `${fmt(held.mb / idle.mb)}x node -e 0`, fmt(held.ms, 0), '']);
+    rows.push([`builtin Grep: ${c.label}, through toolhost run`, fmt(viaCli.mb, 0), `${fmt(viaCli.mb / idle.mb)}x node -e 0`, fmt(viaCli.ms, 0), 'aim: at most 120 MiB']);
+    rows.push([`builtin Grep: ${c.label}, through toolhost run, V8's own young generation`, fmt(viaCliOwnYoung.mb, 0), `${fmt(viaCliOwnYoung.mb / idle.mb)}x node -e 0`, fmt(viaCliOwnYoung.ms, 0), '']);
     rows.push([`ripgrep-engine Grep: ${c.label} (Node's process)`, fmt(viaRg.mb, 0), `${fmt(viaRg.mb / idle.mb)}x node -e 0`, fmt(viaRg.ms, 0), '']);
   }
   console.log(table(['process', 'peak RSS MiB', 'ratio', 'wall ms', ''], rows));

@@ -45,6 +45,16 @@ export function buildCli(): void {
   cliBuilt = true;
 }
 
+/**
+ * The environment for runs of the CLI under one set of node flags: a code cache of their own. V8
+ * rejects a cache made under other flags, so variants alternating on one cache would each
+ * recompile the bundle and rewrite it at every run, and time that instead of the command.
+ */
+export function cliEnvFor(flags: readonly string[]): NodeJS.ProcessEnv {
+  const name = flags.length === 0 ? 'default' : flags.join('_').replace(/[^a-z0-9=_-]/gi, '');
+  return { ...process.env, XDG_CACHE_HOME: nodePath.join(benchDir(), 'cli-caches', name) };
+}
+
 const GNU_TIME = '/usr/bin/time';
 
 /** Runs a command (stdout captured) and measures wall time and, with GNU time, peak RSS. */

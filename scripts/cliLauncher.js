@@ -21,9 +21,14 @@ const v8 = require('node:v8');
 // setting before, peaked at 150 and 175 MiB). The flag is process-wide, so a builtin Grep's
 // workers follow it too (no change measured on the bench corpus). Not set when the user chose a
 // value.
-if (process.argv[2] === 'run' && !`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`.includes('heap-growing-percent')) {
+const nodeFlags = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
+if (process.argv[2] === 'run' && !nodeFlags.includes('heap-growing-percent')) {
   v8.setFlagsFromString('--heap-growing-percent=75');
 }
+// For `run`: the young generation keeps its starting size (src/base/youngGeneration.ts says what
+// that saves and costs); taken here, before the bundle is compiled, because V8's code cache
+// records the flags it was compiled under (set later, every run rejected and rewrote its cache).
+if (process.argv[2] === 'run') require('./runYoungGeneration.js').holdYoungGenerationForCommand(process.argv.slice(2), nodeFlags);
 
 const bundle = path.join(__dirname, 'toolhost.bundle.js');
 // Read as bytes, so only the wrapped source string below stays alive (the compiled script keeps

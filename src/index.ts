@@ -319,4 +319,5 @@ export {
 // Base utilities hosts need
 export { Emitter, type Event } from './base/event';
 export { DisposableStore, toDisposable, type IDisposable } from './base/lifecycle';
+export { holdYoungGenerationSize } from './base/youngGeneration';
 export { writeFileAtomic, type AtomicWriteSink, type AtomicWriteOptions, type AtomicWriteResult } from './base/fs/atomicWrite';

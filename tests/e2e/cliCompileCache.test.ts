@@ -45,6 +45,23 @@ describe('CLI code cache', () => {
     expect(caches()).toHaveLength(2);
   });
 
+  test("run's cache is accepted by the next run: the young-generation hold is taken before the bundle is compiled", async () => {
+    // A builtin Grep starts worker threads, which undo the hold until it is set again.
+    fs.writeFileSync(nodePath.join(dir.path, 'a.txt'), 'needle\n');
+    fs.writeFileSync(nodePath.join(dir.path, 'config.json'), JSON.stringify({ grep: { engine: 'builtin' } }));
+    fs.writeFileSync(nodePath.join(dir.path, 'batch.json'), JSON.stringify([{ name: 'Grep', arguments: { pattern: 'needle', glob: '*.txt' } }]));
+    const run = () => runCliProcess(['run', '--json', '--config', 'config.json', 'batch.json'], { cwd: dir.path, env: { XDG_CACHE_HOME: nodePath.join(dir.path, 'cache') } });
+    const first = await run();
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).results[0].output).toBe('a.txt');
+    expect(caches()).toEqual([expect.stringMatching(/-run\.v8cache$/)]);
+    const file = nodePath.join(cacheDir(), caches()[0]!);
+    const written = fs.statSync(file).mtimeMs;
+    expect((await run()).code).toBe(0);
+    // Rejected (compiled under other flags than it was written under), it would be written again.
+    expect(fs.statSync(file).mtimeMs).toBe(written);
+  });
+
   test('the cache read at start-up is not kept in memory once the bundle is compiled', async () => {
     expect((await tools()).code).toBe(0);
     const cacheBytes = fs.statSync(nodePath.join(cacheDir(), caches()[0]!)).size;

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../base/errors';
-import { nodeBuiltins } from '../../base/nodeBuiltins';
+import { startWorkerThread } from '../../base/workerThreads';
 
 /**
  * The `pattern`s of JSON schemas (and `patternProperties`), matched under a time limit.
@@ -135,7 +135,7 @@ export class BoundedRegExps {
     if (this.helper) return this.helper;
     let worker: Worker;
     try {
-      worker = new (nodeBuiltins.workerThreads().Worker)(HELPER_SOURCE, { eval: true, stdout: false, stderr: false });
+      worker = startWorkerThread(HELPER_SOURCE, { stdout: false, stderr: false });
     } catch (error) {
       throw new Error(`The pattern matcher could not start its thread: ${errorMessage(error)}`, { cause: error });
     }

@@ -4,7 +4,7 @@ import { errorMessage } from '../../base/errors';
 import { withDeadline } from './deadline';
 import { type IPdfTextExtractor, type PdfText, PdfTextError, type PdfTextRequest } from './pdfText';
 import { PDF_WORKER_SOURCE, type PdfWorkerJob, type PdfWorkerReply } from './pdfWorker';
-import { nodeBuiltins } from '../../base/nodeBuiltins';
+import { startWorkerThread } from '../../base/workerThreads';
 
 /** An idle worker is ended after this long; starting one (and loading pdf.js) costs ~250 ms. */
 export const PDF_WORKER_IDLE_MS = 30_000;
@@ -111,8 +111,7 @@ export class WorkerPdfTextExtractor implements IPdfTextExtractor {
     }
     const unpdfPath = this.unpdfPath();
     if (unpdfPath === undefined) throw new PdfTextError('unavailable', 'PDF reading is unavailable: the unpdf package is not installed (npm install unpdf@1.7.0).');
-    const worker = new (nodeBuiltins.workerThreads().Worker)(PDF_WORKER_SOURCE, {
-      eval: true,
+    const worker = startWorkerThread(PDF_WORKER_SOURCE, {
       workerData: { unpdfPath },
       stdout: false,
       stderr: false,

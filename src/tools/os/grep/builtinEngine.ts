@@ -9,7 +9,7 @@ import { localSearchFs } from '../search/searchPaths';
 import { GrepCollector, type GrepEngine, GrepEngineError, type GrepFileResult, type GrepLimits, type GrepLine, type GrepOutcome, type GrepSearch } from './grepEngine';
 import { GREP_WORKER_SOURCE, LINE_CUT, LINE_MATCH, type WorkerFileResult, type WorkerRequest, type WorkerResponse, type WorkerSpec } from './grepWorker';
 import { INVALID_UTF8_TEXT, requiredLiterals, toJsRegex, UnsupportedRegexError } from './rustRegex';
-import { nodeBuiltins } from '../../../base/nodeBuiltins';
+import { startWorkerThread } from '../../../base/workerThreads';
 
 /** Files per message to a worker: fewer, larger messages; still small enough to share a walk between workers. */
 export const BATCH_FILES = 128;
@@ -173,7 +173,7 @@ export class GrepWorkerPool {
   private start(): Worker {
     // A small young generation: a worker allocates fast (paths, decoded files) and would otherwise
     // grow it to V8's default bound, tens of MiB of peak RSS each, for no speed gain measured.
-    const worker = new (nodeBuiltins.workerThreads().Worker)(GREP_WORKER_SOURCE, { eval: true, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = startWorkerThread(GREP_WORKER_SOURCE, { stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     // A worker that fails is ended; the search that used it reports the error.
     worker.on('error', () => this.discard(worker));
     worker.on('exit', () => {

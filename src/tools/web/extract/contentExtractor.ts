@@ -2,7 +2,7 @@ import { injectable, preDestroy } from 'inversify';
 import type { Worker } from 'node:worker_threads';
 import { ContentExtractorError, type ExtractedDocument, type HtmlToMarkdownOptions, type IContentExtractor } from '../contract';
 import { EXTRACTOR_WORKER_SOURCE, type ExtractorModules, type ExtractorRequest, type ExtractorResponse } from './extractorWorker';
-import { nodeBuiltins } from '../../../base/nodeBuiltins';
+import { startWorkerThread } from '../../../base/workerThreads';
 
 /** An idle worker is ended after this long (as the Grep worker pool does); the next call starts a new one. */
 export const EXTRACTOR_IDLE_MS = 30_000;
@@ -122,7 +122,7 @@ export class WorkerContentExtractor implements IContentExtractor {
   private workerThread(): Worker {
     if (this.worker) return this.worker;
     this.modules ??= resolveModules();
-    const worker = new (nodeBuiltins.workerThreads().Worker)(EXTRACTOR_WORKER_SOURCE, { eval: true, workerData: { modules: this.modules }, stdout: false, stderr: false });
+    const worker = startWorkerThread(EXTRACTOR_WORKER_SOURCE, { workerData: { modules: this.modules }, stdout: false, stderr: false });
     this.startedWorkers++;
     const failed = (message: string) => {
       if (this.worker === worker) this.worker = undefined;
