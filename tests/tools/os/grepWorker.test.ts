@@ -38,9 +38,10 @@ function spec(mode: WorkerSpec['mode'], pageEnd: number): WorkerSpec {
   };
 }
 
-/** Sends one job and its batches, in order: the files of each answer as [name, count, has lines]. */
-async function search(jobSpec: WorkerSpec, batches: string[][]): Promise<Array<Array<[string, number, boolean]>>> {
-  const answers: Array<Array<[string, number, boolean]>> = [];
+/** Sends one job and its batches, in order: the files of each answer as [name, count, has lines], then the counted-only ones as {files, count} when there are some. */
+type Answer = Array<[string, number, boolean] | WorkerResponse['countedOnly']>;
+async function search(jobSpec: WorkerSpec, batches: string[][]): Promise<Answer[]> {
+  const answers: Answer[] = [];
   for (const [i, names] of batches.entries()) {
     const answer = new Promise<WorkerResponse>((resolve, reject) => {
       worker.once('message', resolve);
@@ -48,7 +49,8 @@ async function search(jobSpec: WorkerSpec, batches: string[][]): Promise<Array<A
     });
     if (i === 0) worker.postMessage({ type: 'job', jobId: 1, spec: jobSpec, cancel: new SharedArrayBuffer(4) });
     worker.postMessage({ type: 'batch', jobId: 1, batchId: i + 1, paths: names.map((name) => nodePath.join(dir, name)) });
-    answers.push((await answer).files.map((f) => [nodePath.basename(f.path), f.count, f.lines !== undefined]));
+    const { files, countedOnly } = await answer;
+    answers.push([...files.map((f): [string, number, boolean] => [nodePath.basename(f.path), f.count, f.lines !== undefined]), ...(countedOnly.files > 0 ? [countedOnly] : [])]);
   }
   return answers;
 }
@@ -67,21 +69,30 @@ async function keptLines(jobSpec: WorkerSpec, name: string): Promise<{ count: nu
 }
 
 describe('the Grep worker in content mode', () => {
-  test('sends lines only for the files its own results can show on the page (page end 2, one match per file)', async () => {
+  test('sends only the files its own results can show on the page, the others counted (page end 2, one match per file)', async () => {
     writeFiles(dir, { 'a.txt': 'needle\n', 'b.txt': 'needle\n', 'c.txt': 'needle\n', 'd.txt': 'x\nneedle\n', 'A.txt': 'needle\n' });
     expect(await search(spec('content', 2), [['b.txt', 'a.txt', 'c.txt'], ['d.txt', 'A.txt']])).toEqual([
       [
         ['b.txt', 1, true],
         ['a.txt', 1, true],
         // a and b hold the page: c comes after both.
-        ['c.txt', 1, false],
+        { files: 1, count: 1 },
       ],
       [
-        ['d.txt', 1, false],
-        // Before both in path order: it may be on the page.
+        // Before both in path order: it may be on the page; d is not.
         ['A.txt', 1, true],
+        { files: 1, count: 1 },
       ],
     ]);
+  });
+
+  test('count_matches sends the files a page of that many files can show, the others counted; files_with_matches sends every file (it pages by date; it stops at the first match of a file)', async () => {
+    writeFiles(dir, { 'a.txt': 'needle\nneedle\n', 'b.txt': 'needle\n', 'c.txt': 'needle\nneedle\nneedle\n', 'A.txt': 'needle\n' });
+    expect(await search(spec('count_matches', 2), [['b.txt', 'a.txt', 'c.txt'], ['A.txt']])).toEqual([
+      [['b.txt', 1, false], ['a.txt', 2, false], { files: 1, count: 3 }],
+      [['A.txt', 1, false]],
+    ]);
+    expect(await search(spec('files_with_matches', 1), [['b.txt', 'a.txt', 'c.txt']])).toEqual([[['b.txt', 1, false], ['a.txt', 1, false], ['c.txt', 1, false]]]);
   });
 
   test('with no page end (head_limit 0) every file comes with its lines', async () => {

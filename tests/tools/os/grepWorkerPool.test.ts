@@ -1,5 +1,5 @@
 import { createHook } from 'node:async_hooks';
-import { Worker } from 'node:worker_threads';
+import { type TransferListItem, Worker } from 'node:worker_threads';
 import { BATCH_FILES } from '../../../src/tools/os/grep/builtinEngine';
 import { IGrepEngineService } from '../../../src/tools/os/grep/grepEngineSelection';
 import { callTool, text, useAgent } from '../../helpers/agentHarness';
@@ -149,4 +149,24 @@ test('an abort ends a call waiting for a worker, and one whose worker is stuck i
   } finally {
     spy.mockRestore();
   }
+});
+
+test("the walk hands a folder's files to the workers in name order, so that they can leave out what no page shows", async () => {
+  // Created in reverse, so neither creation nor directory order is the name order.
+  const names = Array.from({ length: 40 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+  writeFiles(fx.dir, Object.fromEntries([...names].reverse().map((name) => [name, 'needle\n'])));
+  fx.open({ config: { grep: { engine: 'builtin', workers: 1 } } });
+  const sent: string[] = [];
+  const post = Worker.prototype.postMessage;
+  const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, transfer?: readonly TransferListItem[]) {
+    const request = message as { type?: string; paths?: readonly string[] };
+    if (request.type === 'batch') sent.push(...request.paths!.map((path) => path.slice(fx.dir.length + 1)));
+    return post.call(this, message, transfer);
+  });
+  try {
+    expect(text(await callTool(fx.agent, 'Grep', { pattern: 'needle', output_mode: 'count_matches', head_limit: 2 })).split('\n')).toEqual(['Found 40 occurrences in 40 files.', 'f00.txt:1', 'f01.txt:1', 'Showing files 1-2 of 40. Use offset=2 to see more.']);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(sent).toEqual(names);
 });

@@ -263,6 +263,7 @@ export class BuiltinGrepEngine implements GrepEngine {
         if (collector.full) break;
         collector.add(toFileResult(file));
       }
+      collector.addCountedOnly(response.countedOnly.files, response.countedOnly.count);
       wake();
     };
     const onError = (error: Error) => {
@@ -337,18 +338,23 @@ export class BuiltinGrepEngine implements GrepEngine {
     const visit = async (dir: string): Promise<void> => {
       let entries;
       try {
-        entries = (await listing.list(dir)).entries;
+        // In name order, and the folders below taken smallest first (a stack, so pushed largest
+        // first): the files come roughly in the path order of a page, so once a worker's page is
+        // full most later matches sort after it and are only counted, not sent with their lines
+        // (a common pattern over the bench corpus: 580 of its 27,000 files, 8,000 in readdir order).
+        entries = [...(await listing.list(dir)).entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       } catch {
         unreadable.push(dir);
         return;
       }
+      const folders: string[] = [];
       for (const entry of entries) {
         if (isStopped()) return;
         const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
         const rel = path.slice(prefix);
         if (entry.isDirectory()) {
           if (glob && !searchGlobAllows(glob, rel, true)) continue;
-          pending.push(path);
+          folders.push(path);
           continue;
         }
         if (glob && !searchGlobAllows(glob, rel, false)) continue;
@@ -361,6 +367,7 @@ export class BuiltinGrepEngine implements GrepEngine {
           await dispatch(full);
         }
       }
+      for (let i = folders.length - 1; i >= 0; i--) pending.push(folders[i]!);
     };
 
     await new Promise<void>((resolve) => {

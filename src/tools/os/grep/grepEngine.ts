@@ -159,6 +159,13 @@ export class GrepCollector {
     return { files: this.fileCount, count: this.matchCount };
   }
 
+  /** Matching files no page can show (the builtin engine's workers leave those out): counted only. */
+  addCountedOnly(files: number, count: number): void {
+    if (this.fullFired) return;
+    this.fileCount += files;
+    this.matchCount += count;
+  }
+
   add(file: GrepFileResult): void {
     if (this.fullFired) return;
     this.fileCount++;

@@ -24,9 +24,11 @@ export interface WorkerSpec {
   readonly after: number;
   readonly maxLineChars: number;
   /**
-   * Content mode: lines are sent only for the files a PagePrefix of this end wants (Infinity:
-   * all), and a file keeps the lines of at most its first `pageEnd` matching lines (no page can
-   * show a later one); it still counts them all.
+   * Content and count_matches modes: only the files a PagePrefix of this end wants (Infinity:
+   * all; a file weighs its matching lines in content mode, 1 in count_matches) are sent, the
+   * others only counted (WorkerResponse.countedOnly); in content mode a file keeps the lines of
+   * at most its first `pageEnd` matching lines (no page can show a later one), and still counts
+   * them all.
    */
   readonly pageEnd: number;
   /**
@@ -54,7 +56,7 @@ export interface WorkerFileResult {
   /**
    * Content mode: the lines packed, so a big result is two objects rather than one per line (as
    * messages and while collected): their texts joined by `\n` (a line never holds one), and per
-   * line its number and LINE_MATCH | LINE_CUT flags. Absent for a file no page can show (PagePrefix).
+   * line its number and LINE_MATCH | LINE_CUT flags.
    */
   readonly lines?: { readonly text: string; readonly marks: Int32Array };
   /** files_with_matches: the file's modification time. */
@@ -70,6 +72,12 @@ export interface WorkerResponse {
   readonly jobId: number;
   readonly batchId: number;
   readonly files: WorkerFileResult[];
+  /**
+   * The batch's matching files that no page can show (PagePrefix): only their number and their
+   * matches, not one result each (a common pattern matches tens of thousands of files, and their
+   * results were most of the messages and of the main thread's garbage).
+   */
+  readonly countedOnly: { readonly files: number; readonly count: number };
   readonly unreadable: string[];
 }
 
@@ -121,6 +129,9 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
   const { isUtf8 } = process.getBuiltinModule('node:buffer');
   const port = threads.parentPort;
   if (!port) return;
+
+  /** A file's outcome: its result, only its count (no page can show it), or nothing (no match, unreadable, binary). */
+  type FileOutcome = WorkerFileResult | number | undefined;
 
   interface Job {
     id: number;
@@ -422,22 +433,26 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     return { text: lines.map((line) => line[1]).join('\n'), marks };
   };
 
-  /** A content result: with its lines when the page may show them, else only counted. */
-  const withLines = (j: Job, path: string, count: number, pack: () => NonNullable<WorkerFileResult['lines']>): WorkerFileResult => {
-    if (!j.page.wants(path)) return { path, count };
-    j.page.add(path, count);
-    return { path, count, lines: pack() };
+  /**
+   * A matching file's result: in content mode with its lines, in count_matches mode its count,
+   * when the page may show it; else only its count (a number: the file is counted only).
+   */
+  const pageResult = (j: Job, path: string, count: number, pack: () => NonNullable<WorkerFileResult['lines']>): FileOutcome => {
+    if (j.spec.mode === 'files_with_matches') return { path, count };
+    if (!j.page.wants(path)) return count;
+    j.page.add(path, j.spec.mode === 'content' ? count : 1);
+    return j.spec.mode === 'content' ? { path, count, lines: pack() } : { path, count };
   };
 
   /** Content mode: whether a file holding `matches` matching lines and `chars` characters of lines may keep one more match. */
   const mayKeep = (j: Job, matches: number, chars: number): boolean => matches < j.spec.pageEnd && chars < j.spec.maxKeptChars;
 
-  const searchText = (j: Job, path: string, text: string): WorkerFileResult | undefined => {
+  const searchText = (j: Job, path: string, text: string): FileOutcome => {
     const found = j.spec.multiline ? matchMultiline(j, text) : matchLines(j, text);
     if (found.count === 0) return undefined;
-    if (j.spec.mode !== 'content') return { path, count: found.count };
     // In content mode the count is of matching lines (a multiline match can span several).
-    return withLines(j, path, found.lines.length, () => packLines(contentLines(j, text, found, 0)));
+    const count = j.spec.mode === 'content' ? found.lines.length : found.count;
+    return pageResult(j, path, count, () => packLines(contentLines(j, text, found, 0)));
   };
 
   const countNewlines = (buf: Buffer): number => {
@@ -517,7 +532,7 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
    * the prefilter's literals, so a binary file or one without candidates costs no decoding nor
    * line counting; only then the search, with context lines across window borders.
    */
-  const searchWindows = (j: Job, path: string, fd: number, filled: number): WorkerFileResult | undefined => {
+  const searchWindows = (j: Job, path: string, fd: number, filled: number): FileOutcome => {
     const { before, after, mode } = j.spec;
     const whole = filled < readBuffer.length;
     if ((readBuffer[0] === 0xff && readBuffer[1] === 0xfe) || (readBuffer[0] === 0xfe && readBuffer[1] === 0xff)) {
@@ -618,10 +633,8 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
       return true;
     });
     if (!matched || (!finished && !stoppedEarly)) return undefined;
-    if (mode !== 'content') return { path, count };
-    const ordered = [...lines.values()].sort((a, b) => a[0] - b[0]);
     // In content mode `count` is of matching lines (matchLines counts each line once).
-    return withLines(j, path, count, () => packLines(ordered));
+    return pageResult(j, path, count, () => packLines([...lines.values()].sort((a, b) => a[0] - b[0])));
   };
 
   /**
@@ -646,16 +659,16 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     return filled;
   };
 
-  const searchBytes = (j: Job, path: string, buf: Buffer): WorkerFileResult | undefined => {
+  const searchBytes = (j: Job, path: string, buf: Buffer): FileOutcome => {
     if (buf.length === 0) return undefined;
     const text = decodeWhole(buf, j);
     return text === undefined ? undefined : searchText(j, path, text);
   };
 
   /** The result of the file open as `fd`, dated in files_with_matches mode (the tool pages those newest first). */
-  const searchFd = (j: Job, path: string, fd: number): WorkerFileResult | undefined => {
+  const searchFd = (j: Job, path: string, fd: number): FileOutcome => {
     const filled = readInto(fd, readBuffer);
-    let result: WorkerFileResult | undefined;
+    let result: FileOutcome;
     // A match may span windows in multiline mode: the file is searched whole.
     if (!j.spec.multiline && filled > j.spec.windowBytes) result = searchWindows(j, path, fd, filled);
     else if (filled < readBuffer.length) result = searchBytes(j, path, readBuffer.subarray(0, filled));
@@ -663,10 +676,10 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
       const whole = Buffer.allocUnsafe(Math.max(fs.fstatSync(fd).size, readBuffer.length));
       result = searchBytes(j, path, whole.subarray(0, readInto(fd, whole)));
     }
-    return result && j.spec.mode === 'files_with_matches' ? { ...result, mtimeMs: fs.fstatSync(fd).mtimeMs } : result;
+    return typeof result === 'object' && j.spec.mode === 'files_with_matches' ? { ...result, mtimeMs: fs.fstatSync(fd).mtimeMs } : result;
   };
 
-  const searchFile = (j: Job, path: string, unreadable: string[]): WorkerFileResult | undefined => {
+  const searchFile = (j: Job, path: string, unreadable: string[]): FileOutcome => {
     let fd: number;
     try {
       fd = fs.openSync(path, 'r');
@@ -691,15 +704,19 @@ export function grepWorkerMain(Prefix: typeof PagePrefix = PagePrefix): void {
     }
     const j = job;
     const files: WorkerFileResult[] = [];
+    const countedOnly = { files: 0, count: 0 };
     const unreadable: string[] = [];
     if (j && j.id === message.jobId) {
       for (const path of message.paths) {
         if (Atomics.load(j.cancel, 0) !== 0) break;
         const result = searchFile(j, path, unreadable);
-        if (result) files.push(result);
+        if (typeof result === 'number') {
+          countedOnly.files++;
+          countedOnly.count += result;
+        } else if (result) files.push(result);
       }
     }
-    const response: WorkerResponse = { type: 'result', jobId: message.jobId, batchId: message.batchId, files, unreadable };
+    const response: WorkerResponse = { type: 'result', jobId: message.jobId, batchId: message.batchId, files, countedOnly, unreadable };
     port.postMessage(response);
   });
 }
