@@ -28,7 +28,8 @@ if (process.argv[2] === 'run' && !nodeFlags.includes('heap-growing-percent')) {
 // For `run`: the young generation keeps its starting size (src/base/youngGeneration.ts says what
 // that saves and costs); taken here, before the bundle is compiled, because V8's code cache
 // records the flags it was compiled under (set later, every run rejected and rewrote its cache).
-if (process.argv[2] === 'run') require('./runYoungGeneration.js').holdYoungGenerationForCommand(process.argv.slice(2), nodeFlags);
+const youngGeneration = process.argv[2] === 'run' ? require('./runYoungGeneration.js') : undefined;
+youngGeneration?.holdYoungGenerationForCommand(process.argv.slice(2), nodeFlags);
 
 const bundle = path.join(__dirname, 'toolhost.bundle.js');
 // Read as bytes, so only the wrapped source string below stays alive (the compiled script keeps
@@ -150,6 +151,9 @@ if (file && (!hadCache || script.cachedDataRejected)) {
   process.once('beforeExit', () => {
     const temporary = `${file}.${process.pid}.tmp`;
     try {
+      // Under the flags the bundle was compiled with (a worker thread that started and did not
+      // come online before the end leaves the hold undone), or the next start rejects it.
+      youngGeneration?.reassertYoungGenerationHold();
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, file);
       removeStaleCaches(path.dirname(file), path.basename(file));

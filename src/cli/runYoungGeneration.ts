@@ -1,5 +1,8 @@
 import { holdYoungGenerationSize } from '../base/youngGeneration';
 
+// For the launcher, which writes the code cache under the flags the bundle was compiled with.
+export { reassertYoungGenerationHold } from '../base/youngGeneration';
+
 /**
  * Whether `toolhost <argv>` holds V8's young generation at its starting size for the life of the
  * process (base/youngGeneration.ts: what that saves and costs): `run` does, a one-shot batch whose
