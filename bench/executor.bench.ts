@@ -321,5 +321,5 @@ export async function executorBench(): Promise<void> {
 
   console.log('\n## CLI: a batch of Reads of real small files (fresh process each, whole-process peak RSS)');
   console.log(table(['case', 'wall ms', 'CPU ms', 'peak RSS MiB', 'ratio to node -e 0', 'CPU ratio (paired)'], await cliReads([10_000, 30_000])));
-  console.log("Aim: 10,000 Reads under 150 MiB. The CPU ratio is paired against V8's own settings: the launcher's heap growing costs under 1.10x, its young-generation hold about 1.2x.");
+  console.log("Aim: 10,000 Reads under 150 MiB. The CPU ratio is paired against V8's own settings: the launcher's heap growing costs under 1.10x, its young-generation hold about 1.25x more.");
 }

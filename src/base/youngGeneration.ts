@@ -7,7 +7,7 @@ import { type IDisposable, toDisposable } from './lifecycle';
  * or batch reach, and the grown space stays until the process ends. `toolhost run` holds it for
  * its whole life, from before the bundle is compiled (cli/runYoungGeneration.ts): on the 100k-file
  * bench corpus a builtin Grep's whole-process peak RSS fell from 144-169 to 112-123 MiB, at the
- * same time (`npm run bench -- grep-rss`), and 10,000 Reads from 138 to 121 MiB, at about 1.2x
+ * same time (`npm run bench -- grep-rss`), and 10,000 Reads from 138 to 121 MiB, at about 1.25x
  * the CPU time (`npm run bench -- executor`), all the more scavenges.
  *
  * A hold sets `--semi-space-growth-factor` to 1 (growing 1x is not growing); when the last one
