@@ -19,8 +19,6 @@ export function runHoldsYoungGeneration(argv: readonly string[], nodeFlags: stri
  * records the flags it was made under, and a cache written under a flag set later would be
  * rejected at every start. The bundle's own copy of base/youngGeneration.ts sees the hold.
  */
-export function holdYoungGenerationForCommand(argv: readonly string[], nodeFlags: string): boolean {
-  if (!runHoldsYoungGeneration(argv, nodeFlags)) return false;
-  holdYoungGenerationSize();
-  return true;
+export function holdYoungGenerationForCommand(argv: readonly string[], nodeFlags: string): void {
+  if (runHoldsYoungGeneration(argv, nodeFlags)) holdYoungGenerationSize();
 }
