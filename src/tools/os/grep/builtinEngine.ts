@@ -367,7 +367,7 @@ export class BuiltinGrepEngine implements GrepEngine {
       // Largest first, so the stack gives the smallest next: files reach the workers roughly in
       // the path order of a page, and once a worker's page is full most later matches sort after
       // it and are only counted, not sent with their lines (a common pattern over the bench
-      // corpus: 580 of its 27,000 matching files; 8,000 with the folders taken largest first).
+      // corpus: 665 of its 27,000 matching files; 8,000 with the folders taken largest first).
       for (let i = folders.length - 1; i >= 0; i--) pending.push(folders[i]!);
     };
 
